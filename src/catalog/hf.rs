@@ -1,0 +1,346 @@
+//! Import a Hugging Face `config.json` as a model.
+//!
+//! Known families map their fields exactly; an unknown `model_type` is read as a
+//! Llama-style decoder from the generic fields, with a warning that says so.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::FileError;
+use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow};
+
+/// Families whose tensor list the importer knows exactly.
+pub const KNOWN_TYPES: &[&str] = &[
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "phi3",
+    "deepseek_v3",
+    "gpt_oss",
+    "falcon",
+    "cohere",
+];
+
+/// Read `path`, a `config.json` or a folder holding one.
+pub fn load(path: &Path) -> Result<Model, FileError> {
+    let file = if path.is_dir() {
+        path.join("config.json")
+    } else {
+        path.to_path_buf()
+    };
+    let shown = file.display().to_string();
+    let source = std::fs::read_to_string(&file).map_err(|e| FileError::new(&shown, e.to_string()))?;
+    let id = model_id_for(&file);
+    from_str(&shown, &source, &id)
+}
+
+/// The id an imported model gets: its folder's name, else the file stem.
+fn model_id_for(file: &Path) -> String {
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("config");
+    if stem == "config" {
+        file.parent()
+            .and_then(|p| p.file_name())
+            .and_then(|s| s.to_str())
+            .unwrap_or("config")
+            .to_string()
+    } else {
+        stem.to_string()
+    }
+}
+
+struct Fields<'a> {
+    file: &'a str,
+    map: &'a Map<String, Value>,
+}
+
+impl Fields<'_> {
+    fn u64_opt(&self, keys: &[&str]) -> Result<Option<u64>, FileError> {
+        for key in keys {
+            match self.map.get(*key) {
+                None | Some(Value::Null) => continue,
+                Some(v) => {
+                    return v.as_u64().map(Some).ok_or_else(|| {
+                        FileError::new(
+                            self.file,
+                            format!("'{key}' must be a non-negative integer, got {v}"),
+                        )
+                    });
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn u64(&self, keys: &[&str]) -> Result<u64, FileError> {
+        match self.u64_opt(keys)? {
+            Some(0) => Err(FileError::new(
+                self.file,
+                format!("'{}' must be positive", keys[0]),
+            )),
+            Some(v) => Ok(v),
+            None => Err(FileError::new(
+                self.file,
+                format!(
+                    "missing '{}': the memory model needs it to size the network",
+                    keys[0]
+                ),
+            )),
+        }
+    }
+
+    fn bool(&self, key: &str) -> Option<bool> {
+        self.map.get(key).and_then(Value::as_bool)
+    }
+
+    fn str(&self, key: &str) -> Option<&str> {
+        self.map.get(key).and_then(Value::as_str)
+    }
+}
+
+/// Parse a `config.json` text.
+pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> {
+    let root: Value = serde_json::from_str(source).map_err(|e| FileError {
+        file: file.to_string(),
+        line: Some(e.line()),
+        column: Some(e.column()),
+        message: format!("invalid JSON: {e}")
+            .split(" at line")
+            .next()
+            .unwrap_or("invalid JSON")
+            .to_string(),
+    })?;
+    let Value::Object(root_map) = &root else {
+        return Err(FileError::new(file, "a config.json must be a JSON object"));
+    };
+    // Multimodal Gemma 3 keeps the language model in `text_config`.
+    let map = match root_map.get("text_config") {
+        Some(Value::Object(text)) => text,
+        _ => root_map,
+    };
+    let f = Fields { file, map };
+    let model_type = f
+        .str("model_type")
+        .or_else(|| root_map.get("model_type").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string();
+    let mut warnings = Vec::new();
+    let known = KNOWN_TYPES.contains(&model_type.as_str());
+    if !known {
+        warnings.push(format!(
+            "unknown model_type '{}': parameters estimated as a Llama-style decoder from the generic fields",
+            if model_type.is_empty() {
+                "(none)"
+            } else {
+                &model_type
+            }
+        ));
+    }
+
+    let hidden = f.u64(&["hidden_size", "n_embd", "d_model"])?;
+    let layers = f.u64(&["num_hidden_layers", "n_layer", "num_layers"])?;
+    let heads = f.u64(&["num_attention_heads", "n_head"])?;
+    let vocab = f.u64(&["vocab_size"])?;
+    let is = |t: &str| model_type == t;
+    let falcon = is("falcon");
+
+    let kv_heads = if falcon {
+        if f.bool("new_decoder_architecture") == Some(true) {
+            f.u64_opt(&["num_kv_heads"])?.unwrap_or(heads)
+        } else if f.bool("multi_query").unwrap_or(true) {
+            1
+        } else {
+            heads
+        }
+    } else {
+        f.u64_opt(&["num_key_value_heads", "num_kv_heads"])?
+            .unwrap_or(heads)
+    };
+    let head_dim = f.u64_opt(&["head_dim"])?.unwrap_or(hidden / heads);
+    let intermediate = match f.u64_opt(&["intermediate_size", "ffn_hidden_size", "n_inner"])? {
+        Some(i) if !falcon => i,
+        _ if falcon => f.u64_opt(&["ffn_hidden_size"])?.unwrap_or(4 * hidden),
+        _ => {
+            warnings.push("no intermediate_size: assumed 4 × hidden".into());
+            4 * hidden
+        }
+    };
+    let max_context = match f.u64_opt(&["max_position_embeddings", "n_positions", "seq_length"])? {
+        Some(c) => c,
+        None => {
+            warnings.push("no max_position_embeddings: assumed 2048".into());
+            2048
+        }
+    };
+    // transformers' PretrainedConfig ties by default; the Llama-family configs override it.
+    let tie_default = matches!(
+        model_type.as_str(),
+        "gemma" | "gemma2" | "gemma3" | "gemma3_text" | "falcon" | "cohere"
+    ) || !known;
+    let tied_embeddings = f.bool("tie_word_embeddings").unwrap_or(tie_default);
+
+    let attention_bias = f.bool("attention_bias").unwrap_or(false);
+    let qkv_bias = is("qwen2") || is("qwen2_moe") || attention_bias || f.bool("bias").unwrap_or(false);
+    let o_bias = attention_bias || (falcon && f.bool("bias").unwrap_or(false));
+    let qk_norm = is("qwen3")
+        || is("qwen3_moe")
+        || is("gemma3_text")
+        || is("gemma3")
+        || f.bool("use_qk_norm").unwrap_or(false);
+    let norms_per_layer = match model_type.as_str() {
+        "gemma2" | "gemma3" | "gemma3_text" => 4,
+        "cohere" => 1,
+        "falcon"
+            if f.bool("new_decoder_architecture") != Some(true)
+                && f.bool("parallel_attn").unwrap_or(true) =>
+        {
+            1
+        }
+        _ => 2,
+    };
+    let mlp = if falcon { MlpKind::Plain } else { MlpKind::Gated };
+    let mlp_bias = is("gpt_oss") || f.bool("mlp_bias").unwrap_or(false);
+
+    let sliding_window = sliding_window(&f, &model_type, layers)?;
+    let moe = moe(&f, &model_type, intermediate)?;
+    let mla = if is("deepseek_v3") || is("deepseek_v2") {
+        Some(Mla {
+            q_lora_rank: f.u64_opt(&["q_lora_rank"])?.unwrap_or(0),
+            kv_lora_rank: f.u64(&["kv_lora_rank"])?,
+            qk_rope_head_dim: f.u64(&["qk_rope_head_dim"])?,
+            qk_nope_head_dim: f.u64(&["qk_nope_head_dim"])?,
+            v_head_dim: f.u64(&["v_head_dim"])?,
+        })
+    } else {
+        None
+    };
+    if let Some(q) = root_map
+        .get("quantization_config")
+        .and_then(|q| q.get("quant_method"))
+        .and_then(Value::as_str)
+    {
+        warnings.push(format!(
+            "checkpoint ships {q}-quantized weights: choose the matching weight precision"
+        ));
+    }
+
+    let name = root_map
+        .get("_name_or_path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(id)
+        .to_string();
+    Ok(Model {
+        id: id.to_string(),
+        name,
+        family: if model_type.is_empty() {
+            "imported".into()
+        } else {
+            format!("imported ({model_type})")
+        },
+        hf_repo: None,
+        max_context,
+        arch: Architecture {
+            hidden,
+            intermediate,
+            layers,
+            heads,
+            kv_heads,
+            head_dim,
+            vocab,
+            tied_embeddings,
+            qkv_bias,
+            o_bias,
+            qk_norm,
+            norms_per_layer,
+            norm_bias: falcon,
+            mlp,
+            mlp_bias,
+            attention_sinks: is("gpt_oss"),
+            sliding_window,
+            moe,
+            mla,
+            active_excludes_embedding: is("gpt_oss"),
+        },
+        declared_params: None,
+        warnings,
+    })
+}
+
+fn sliding_window(f: &Fields, model_type: &str, layers: u64) -> Result<Option<SlidingWindow>, FileError> {
+    if f.bool("use_sliding_window") == Some(false) {
+        return Ok(None);
+    }
+    let Some(window) = f.u64_opt(&["sliding_window"])? else {
+        return Ok(None);
+    };
+    // Which layers slide: `layer_types` when given, else the family's fixed pattern.
+    if let Some(Value::Array(types)) = f.map.get("layer_types") {
+        let full: Vec<usize> = types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.as_str() == Some("full_attention"))
+            .map(|(i, _)| i)
+            .collect();
+        if full.is_empty() {
+            return Ok(Some(SlidingWindow {
+                window,
+                global_every: 0,
+            }));
+        }
+        let every = full[0] as u64 + 1;
+        let periodic = (0..layers).all(|i| full.contains(&(i as usize)) == ((i + 1).is_multiple_of(every)));
+        if periodic {
+            return Ok(Some(SlidingWindow {
+                window,
+                global_every: every,
+            }));
+        }
+    }
+    let global_every = match model_type {
+        "gemma2" | "gpt_oss" => 2,
+        "gemma3" | "gemma3_text" => f.u64_opt(&["sliding_window_pattern"])?.unwrap_or(6),
+        _ => 0,
+    };
+    Ok(Some(SlidingWindow { window, global_every }))
+}
+
+fn moe(f: &Fields, model_type: &str, intermediate: u64) -> Result<Option<Moe>, FileError> {
+    let experts = f.u64_opt(&["num_local_experts", "num_experts", "n_routed_experts"])?;
+    let Some(experts) = experts.filter(|e| *e > 1) else {
+        return Ok(None);
+    };
+    let active = f.u64(&["num_experts_per_tok", "experts_per_token"])?;
+    if active > experts {
+        return Err(FileError::new(
+            f.file,
+            format!("num_experts_per_tok ({active}) is larger than the number of experts ({experts})"),
+        ));
+    }
+    let expert_intermediate = f.u64_opt(&["moe_intermediate_size"])?.unwrap_or(intermediate);
+    let (shared, shared_intermediate, shared_expert_gate) = match model_type {
+        "qwen2_moe" => match f.u64_opt(&["shared_expert_intermediate_size"])? {
+            Some(s) if s > 0 => (1, Some(s), true),
+            _ => (0, None, false),
+        },
+        _ => (f.u64_opt(&["n_shared_experts"])?.unwrap_or(0), None, false),
+    };
+    Ok(Some(Moe {
+        experts,
+        active,
+        shared,
+        expert_intermediate,
+        shared_intermediate,
+        shared_expert_gate,
+        first_dense_layers: f.u64_opt(&["first_k_dense_replace"])?.unwrap_or(0),
+        router_bias: model_type == "gpt_oss" || f.str("topk_method") == Some("noaux_tc"),
+    }))
+}

@@ -1,0 +1,367 @@
+//! The catalog: models, cards and offers from TOML (embedded, the user's config dir and
+//! `--catalog PATH`), and models imported from a Hugging Face `config.json`.
+
+pub mod hf;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::engine::gpu::{Gpu, Offer};
+use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow};
+
+pub const EMBEDDED_MODELS: &str = include_str!("../../catalog/models.toml");
+pub const EMBEDDED_GPUS: &str = include_str!("../../catalog/gpus.toml");
+pub const EMBEDDED_OFFERS: &str = include_str!("../../catalog/offers.toml");
+
+/// A problem in an input file, located as precisely as the parser allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", self.file, self.message),
+            (Some(l), None) => write!(f, "{}:{l}: {}", self.file, self.message),
+            _ => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+impl FileError {
+    pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            file: file.into(),
+            line: None,
+            column: None,
+            message: message.into(),
+        }
+    }
+
+    /// Locate a byte offset of `source` as a 1-based line and column.
+    pub fn at_offset(
+        file: impl Into<String>,
+        source: &str,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> Self {
+        let (line, column) = line_column(source, offset);
+        Self {
+            file: file.into(),
+            line: Some(line),
+            column: Some(column),
+            message: message.into(),
+        }
+    }
+
+    /// A TOML syntax or schema error with its position.
+    pub fn from_toml(file: impl Into<String>, source: &str, err: &toml::de::Error) -> Self {
+        let message = err.message().trim().to_string();
+        match err.span() {
+            Some(span) => Self::at_offset(file, source, span.start, message),
+            None => Self::new(file, message),
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = &source[..source.floor_char_boundary(offset)];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// One catalog file: any of the three arrays may be present.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogFile {
+    #[serde(default)]
+    model: Vec<ModelEntry>,
+    #[serde(default)]
+    gpu: Vec<Gpu>,
+    #[serde(default)]
+    offer: Vec<Offer>,
+}
+
+fn two() -> u64 {
+    2
+}
+
+/// A model as written in `models.toml`: the config.json fields, with the structural
+/// flags defaulting to the Llama layout.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelEntry {
+    id: String,
+    name: String,
+    family: String,
+    #[serde(default)]
+    hf_repo: Option<String>,
+    max_context: u64,
+    hidden: u64,
+    intermediate: u64,
+    layers: u64,
+    heads: u64,
+    kv_heads: u64,
+    #[serde(default)]
+    head_dim: Option<u64>,
+    vocab: u64,
+    tied_embeddings: bool,
+    #[serde(default)]
+    qkv_bias: bool,
+    #[serde(default)]
+    o_bias: bool,
+    #[serde(default)]
+    qk_norm: bool,
+    #[serde(default = "two")]
+    norms_per_layer: u64,
+    #[serde(default)]
+    norm_bias: bool,
+    #[serde(default)]
+    mlp: MlpKind,
+    #[serde(default)]
+    mlp_bias: bool,
+    #[serde(default)]
+    attention_sinks: bool,
+    #[serde(default)]
+    sliding_window: Option<SlidingWindow>,
+    #[serde(default)]
+    moe: Option<Moe>,
+    #[serde(default)]
+    mla: Option<Mla>,
+    #[serde(default)]
+    active_excludes_embedding: bool,
+    #[serde(default)]
+    declared_params: Option<u64>,
+}
+
+impl ModelEntry {
+    fn into_model(self) -> Result<Model, String> {
+        let positive = [
+            ("hidden", self.hidden),
+            ("intermediate", self.intermediate),
+            ("layers", self.layers),
+            ("heads", self.heads),
+            ("kv_heads", self.kv_heads),
+            ("vocab", self.vocab),
+            ("max_context", self.max_context),
+        ];
+        if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("model '{}': {name} must be positive", self.id));
+        }
+        let head_dim = self.head_dim.unwrap_or(self.hidden / self.heads);
+        if head_dim == 0 {
+            return Err(format!("model '{}': head_dim must be positive", self.id));
+        }
+        if let Some(moe) = &self.moe
+            && (moe.active == 0 || moe.active > moe.experts)
+        {
+            return Err(format!(
+                "model '{}': moe.active must be between 1 and moe.experts ({})",
+                self.id, moe.experts
+            ));
+        }
+        Ok(Model {
+            id: self.id,
+            name: self.name,
+            family: self.family,
+            hf_repo: self.hf_repo,
+            max_context: self.max_context,
+            arch: Architecture {
+                hidden: self.hidden,
+                intermediate: self.intermediate,
+                layers: self.layers,
+                heads: self.heads,
+                kv_heads: self.kv_heads,
+                head_dim,
+                vocab: self.vocab,
+                tied_embeddings: self.tied_embeddings,
+                qkv_bias: self.qkv_bias,
+                o_bias: self.o_bias,
+                qk_norm: self.qk_norm,
+                norms_per_layer: self.norms_per_layer,
+                norm_bias: self.norm_bias,
+                mlp: self.mlp,
+                mlp_bias: self.mlp_bias,
+                attention_sinks: self.attention_sinks,
+                sliding_window: self.sliding_window,
+                moe: self.moe,
+                mla: self.mla,
+                active_excludes_embedding: self.active_excludes_embedding,
+            },
+            declared_params: self.declared_params,
+            warnings: Vec::new(),
+        })
+    }
+}
+
+/// Every model and card the planner knows.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub models: Vec<Model>,
+    pub gpus: Vec<Gpu>,
+}
+
+impl Catalog {
+    /// The catalog compiled into the binary.
+    pub fn embedded() -> Result<Self, FileError> {
+        let mut c = Catalog::default();
+        c.merge_str("catalog/models.toml", EMBEDDED_MODELS)?;
+        c.merge_str("catalog/gpus.toml", EMBEDDED_GPUS)?;
+        c.merge_str("catalog/offers.toml", EMBEDDED_OFFERS)?;
+        Ok(c)
+    }
+
+    /// Add the entries of one TOML document. A model or card whose id already exists
+    /// replaces the old one; offers are added to their card.
+    pub fn merge_str(&mut self, file: &str, source: &str) -> Result<(), FileError> {
+        let parsed: CatalogFile =
+            toml::from_str(source).map_err(|e| FileError::from_toml(file, source, &e))?;
+        for entry in parsed.model {
+            let id = entry.id.clone();
+            let model = entry.into_model().map_err(|m| locate(file, source, &id, m))?;
+            match self.models.iter_mut().find(|m| m.id == model.id) {
+                Some(slot) => *slot = model,
+                None => self.models.push(model),
+            }
+        }
+        for gpu in parsed.gpu {
+            if gpu.memory_gb <= 0.0 || gpu.bandwidth_gbs <= 0.0 {
+                return Err(locate(
+                    file,
+                    source,
+                    &gpu.id,
+                    format!("gpu '{}': memory_gb and bandwidth_gbs must be positive", gpu.id),
+                ));
+            }
+            match self.gpus.iter_mut().find(|g| g.id == gpu.id) {
+                Some(slot) => {
+                    let offers = std::mem::take(&mut slot.offers);
+                    *slot = Gpu { offers, ..gpu };
+                }
+                None => self.gpus.push(gpu),
+            }
+        }
+        for offer in parsed.offer {
+            if !(offer.price.is_finite() && offer.price > 0.0) {
+                return Err(locate(
+                    file,
+                    source,
+                    &offer.gpu,
+                    format!("offer for '{}': price must be positive", offer.gpu),
+                ));
+            }
+            let Some(gpu) = self.gpus.iter_mut().find(|g| g.id == offer.gpu) else {
+                return Err(locate(
+                    file,
+                    source,
+                    &offer.gpu,
+                    format!("offer for unknown gpu '{}'", offer.gpu),
+                ));
+            };
+            gpu.offers.push(offer);
+        }
+        Ok(())
+    }
+
+    /// Add a catalog file from disk, or every `*.toml` in a folder (sorted by name).
+    pub fn merge_path(&mut self, path: &Path) -> Result<(), FileError> {
+        let shown = path.display().to_string();
+        if path.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| FileError::new(&shown, e.to_string()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            files.sort();
+            return files.iter().try_for_each(|f| self.merge_path(f));
+        }
+        let source = std::fs::read_to_string(path).map_err(|e| FileError::new(&shown, e.to_string()))?;
+        self.merge_str(&shown, &source)
+    }
+
+    pub fn model(&self, id: &str) -> Option<&Model> {
+        self.models.iter().find(|m| m.id.eq_ignore_ascii_case(id))
+    }
+
+    pub fn gpu_index(&self, id: &str) -> Option<usize> {
+        self.gpus.iter().position(|g| g.id.eq_ignore_ascii_case(id))
+    }
+
+    /// Model ids closest to a mistyped one, best first.
+    pub fn suggest_models(&self, wanted: &str) -> Vec<&str> {
+        suggest(wanted, self.models.iter().map(|m| m.id.as_str()))
+    }
+
+    pub fn suggest_gpus(&self, wanted: &str) -> Vec<&str> {
+        suggest(wanted, self.gpus.iter().map(|g| g.id.as_str()))
+    }
+}
+
+/// Point an entry-level error at the line where the entry's id is written.
+fn locate(file: &str, source: &str, id: &str, message: String) -> FileError {
+    let needle = format!("\"{id}\"");
+    match source.find(&needle) {
+        Some(offset) => FileError::at_offset(file, source, offset, message),
+        None => FileError::new(file, message),
+    }
+}
+
+/// Up to three candidates: those containing the wanted text, then the nearest by edit distance.
+pub fn suggest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let w = wanted.to_ascii_lowercase();
+    let mut scored: Vec<(usize, &str)> = candidates
+        .map(|c| {
+            let lc = c.to_ascii_lowercase();
+            let score = if lc.contains(&w) || w.contains(&lc) {
+                0
+            } else {
+                strsim::levenshtein(&w, &lc)
+            };
+            (score, c)
+        })
+        .filter(|(score, _)| *score <= w.len().max(3) / 2 + 1)
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+/// Count how often each id occurs, to report duplicates in a single file.
+pub fn duplicate_ids<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for id in ids {
+        *seen.entry(id).or_default() += 1;
+    }
+    let mut d: Vec<&str> = seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, _)| id)
+        .collect();
+    d.sort();
+    d
+}
+
+/// The user's configuration folder: `$VRAMFIT_CONFIG`, else the platform's config dir
+/// (`~/.config/vramfit` on Linux).
+pub fn user_config_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("VRAMFIT_CONFIG").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "vramfit").map(|d| d.config_dir().to_path_buf())
+}
+
+/// `<config>/catalog/`: the user's own models, cards and offers.
+pub fn user_catalog_dir() -> Option<PathBuf> {
+    user_config_dir().map(|d| d.join("catalog"))
+}

@@ -1,0 +1,238 @@
+//! The headless command line: the same engine as the TUI, for scripts and tests.
+
+pub mod output;
+
+use std::path::{Path, PathBuf};
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+
+use crate::catalog::{Catalog, hf};
+use crate::engine::{
+    Choice, Convention, KvPrecision, Method, Model, Scenario, TightRule, WeightPrecision, plan,
+};
+
+/// A failure the user can fix: printed on stderr, exit code 2.
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+impl From<crate::catalog::FileError> for CliError {
+    fn from(e: crate::catalog::FileError) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+/// Parse a [`Choice`] enum from its id, listing the valid ids in help and errors.
+pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(T::ALL.iter().map(|v| v.id()))
+        .try_map(|s: String| T::from_id(&s).ok_or_else(|| format!("unknown value '{s}'")))
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "vramfit",
+    version,
+    about = "Plan GPU memory for LLMs: will it fit, how fast can it decode, what is the cheapest card.",
+    long_about = "Plan GPU memory for LLMs: will it fit, how fast can it decode, what is the cheapest card.\n\n\
+                  Without a subcommand vramfit opens the interactive planner."
+)]
+pub struct Cli {
+    /// Extra catalog file or folder of *.toml (models, gpus, offers); may be repeated.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub catalog: Vec<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One scenario: the memory breakdown and the verdict for every card and combo.
+    Plan(PlanArgs),
+    /// Seed 003's lookup table (model size × method → cheapest fitting card), from the engine.
+    Table {
+        #[arg(long)]
+        json: bool,
+    },
+    /// The model catalog.
+    Models {
+        #[arg(long)]
+        json: bool,
+    },
+    /// The card catalog with prices.
+    Gpus {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Catalog model id (see `vramfit models`) or a path to a config.json or its folder.
+    #[arg(long, short)]
+    pub model: String,
+    #[arg(long, value_parser = choice::<Method>(), default_value = "inference")]
+    pub method: Method,
+    /// Weight format [default: bf16, nf4 for qlora].
+    #[arg(long, value_parser = choice::<WeightPrecision>())]
+    pub weights: Option<WeightPrecision>,
+    /// KV-cache format.
+    #[arg(long, value_parser = choice::<KvPrecision>(), default_value = "fp16")]
+    pub kv: KvPrecision,
+    /// Context length (inference) or sequence length (training) in tokens [default: 8192, 2048 for training].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_CONTEXT))]
+    pub context: Option<u64>,
+    /// Sequences per batch.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_BATCH))]
+    pub batch: u64,
+    /// Only this card (and its combos).
+    #[arg(long, value_name = "ID")]
+    pub gpu: Option<String>,
+    #[arg(long, value_parser = choice::<Convention>(), default_value = "seed")]
+    pub convention: Convention,
+    /// LoRA/QLoRA adapter rank.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_LORA_RANK))]
+    pub lora_rank: u64,
+    /// Call a fit "tight" below this free fraction of the requirement (seed 004: 0.3-0.5)
+    /// instead of seed 003's 5 GB / 2 GB per card.
+    #[arg(long, value_name = "FRACTION")]
+    pub margin: Option<f64>,
+    /// Single cards only, no 2/4/8-card combos.
+    #[arg(long)]
+    pub no_combos: bool,
+    /// In the table, list the options that do not fit too.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl PlanArgs {
+    pub fn scenario(&self) -> Result<Scenario, CliError> {
+        let training = self.method.is_training();
+        let scenario = Scenario {
+            method: self.method,
+            weights: self.weights.unwrap_or_else(|| self.method.default_weights()),
+            kv: self.kv,
+            context: self.context.unwrap_or(if training { 2048 } else { 8192 }),
+            batch: self.batch,
+            convention: self.convention,
+            lora_rank: self.lora_rank,
+            tight_rule: match self.margin {
+                Some(m) => TightRule::Margin(m),
+                None => TightRule::Seed,
+            },
+        };
+        scenario.validate().map_err(CliError)?;
+        Ok(scenario)
+    }
+}
+
+/// The catalog with the user's additions: config dir, then each `--catalog`.
+pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
+    let mut catalog = Catalog::embedded()?;
+    if let Some(dir) = crate::catalog::user_catalog_dir().filter(|d| d.is_dir()) {
+        catalog.merge_path(&dir)?;
+    }
+    for path in extra {
+        if !path.exists() {
+            return Err(CliError(format!(
+                "{}: no such catalog file or folder",
+                path.display()
+            )));
+        }
+        catalog.merge_path(path)?;
+    }
+    Ok(catalog)
+}
+
+/// A catalog id, or a path to a config.json; an unknown id gets the nearest names.
+pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError> {
+    if let Some(m) = catalog.model(wanted) {
+        return Ok(m.clone());
+    }
+    let path = Path::new(wanted);
+    if path.exists() {
+        return Ok(hf::load(path)?);
+    }
+    let near = catalog.suggest_models(wanted);
+    let hint = if near.is_empty() {
+        String::new()
+    } else {
+        format!(" Did you mean: {}?", near.join(", "))
+    };
+    Err(CliError(format!(
+        "unknown model '{wanted}'.{hint} `vramfit models` lists the catalog; a path to a config.json also works."
+    )))
+}
+
+fn resolve_gpu(catalog: &Catalog, wanted: &str) -> Result<usize, CliError> {
+    catalog.gpu_index(wanted).ok_or_else(|| {
+        let near = catalog.suggest_gpus(wanted);
+        let hint = if near.is_empty() {
+            String::new()
+        } else {
+            format!(" Did you mean: {}?", near.join(", "))
+        };
+        CliError(format!(
+            "unknown gpu '{wanted}'.{hint} `vramfit gpus` lists the catalog."
+        ))
+    })
+}
+
+/// Run a subcommand, writing its output to `out`.
+pub fn run(
+    cli: &Cli,
+    command: &Command,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let catalog = load_catalog(&cli.catalog)?;
+    let io = |e: std::io::Error| CliError(format!("cannot write output: {e}"));
+    match command {
+        Command::Plan(args) => {
+            let model = resolve_model(&catalog, &args.model)?;
+            let scenario = args.scenario()?;
+            for w in &model.warnings {
+                writeln!(err, "warning: {w}").map_err(io)?;
+            }
+            let gpus = match &args.gpu {
+                Some(id) => vec![catalog.gpus[resolve_gpu(&catalog, id)?].clone()],
+                None => catalog.gpus.clone(),
+            };
+            let plan = plan(&model, &gpus, &scenario, !args.no_combos);
+            if args.json {
+                let json = output::plan_json(&model, &gpus, &scenario, &plan);
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))?
+                )
+                .map_err(io)?;
+            } else {
+                out.write_all(output::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes())
+                    .map_err(io)?;
+            }
+        }
+        Command::Table { json } => {
+            let text = output::lookup_table(&catalog, *json)?;
+            out.write_all(text.as_bytes()).map_err(io)?;
+        }
+        Command::Models { json } => {
+            out.write_all(output::models(&catalog, *json).as_bytes())
+                .map_err(io)?;
+        }
+        Command::Gpus { json } => {
+            out.write_all(output::gpus(&catalog, *json).as_bytes())
+                .map_err(io)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,424 @@
+//! What the CLI prints: readable tables and the JSON contract.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::CliError;
+use crate::catalog::Catalog;
+use crate::engine::lookup::{LookupColumn, lookup_table as compute_lookup};
+use crate::engine::units::{format_gb, format_params, format_usd, group_thousands, to_gb};
+use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario, Segment};
+
+#[derive(Serialize)]
+pub struct ModelJson<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub family: &'a str,
+    pub params: u64,
+    pub active_params: u64,
+    /// Full-attention KV bytes per token in the scenario's cache format (16-bit in `models`).
+    pub kv_bytes_per_token: u64,
+    pub layers: u64,
+    pub hidden: u64,
+    pub heads: u64,
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    pub vocab: u64,
+    pub max_context: u64,
+    pub moe: bool,
+    pub hf_repo: Option<&'a str>,
+    pub warnings: &'a [String],
+}
+
+impl<'a> ModelJson<'a> {
+    pub fn new(model: &'a Model, kv_bytes_per_element: f64) -> Self {
+        let p = model.params();
+        Self {
+            id: &model.id,
+            name: &model.name,
+            family: &model.family,
+            params: p.total,
+            active_params: p.active,
+            kv_bytes_per_token: model.kv_bytes_per_token(kv_bytes_per_element).round() as u64,
+            layers: model.arch.layers,
+            hidden: model.arch.hidden,
+            heads: model.arch.heads,
+            kv_heads: model.arch.kv_heads,
+            head_dim: model.arch.head_dim,
+            vocab: model.arch.vocab,
+            max_context: model.max_context,
+            moe: model.is_moe(),
+            hf_repo: model.hf_repo.as_deref(),
+            warnings: &model.warnings,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct ScenarioJson {
+    pub method: &'static str,
+    pub weights: &'static str,
+    pub kv: &'static str,
+    pub context: u64,
+    pub batch: u64,
+    pub lora_rank: u64,
+}
+
+#[derive(Serialize)]
+pub struct OptionJson<'a> {
+    pub gpu: &'a str,
+    pub name: &'a str,
+    pub count: u32,
+    pub verdict: &'static str,
+    pub free_bytes: i64,
+    pub free_bytes_per_card: i64,
+    pub capacity_bytes: u64,
+    pub cards_needed: u64,
+    pub price_usd_month: Option<f64>,
+    pub decode_tokens_per_s: Option<f64>,
+    pub reason: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct PlanJson<'a> {
+    pub model: ModelJson<'a>,
+    pub convention: &'static str,
+    pub scenario: ScenarioJson,
+    pub total_bytes: u64,
+    pub segments: &'a [Segment],
+    pub decode_bytes_per_token: Option<u64>,
+    pub options: Vec<OptionJson<'a>>,
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
+    let g = &gpus[o.gpu];
+    OptionJson {
+        gpu: &g.id,
+        name: &g.name,
+        count: o.count,
+        verdict: o.verdict.id(),
+        free_bytes: o.free_bytes.round() as i64,
+        free_bytes_per_card: o.free_bytes_per_card.round() as i64,
+        capacity_bytes: o.capacity_bytes.round() as u64,
+        cards_needed: o.cards_needed,
+        price_usd_month: o.price_usd_month.map(round2),
+        decode_tokens_per_s: o.decode_tokens_per_s.map(round2),
+        reason: o.reason.as_deref(),
+    }
+}
+
+pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, plan: &'a Plan) -> PlanJson<'a> {
+    PlanJson {
+        model: ModelJson::new(model, scenario.kv.bytes_per_element()),
+        convention: scenario.convention.id(),
+        scenario: ScenarioJson {
+            method: scenario.method.id(),
+            weights: scenario.weights.id(),
+            kv: scenario.kv.id(),
+            context: scenario.context,
+            batch: scenario.batch,
+            lora_rank: scenario.lora_rank,
+        },
+        total_bytes: plan.total_bytes().round() as u64,
+        segments: &plan.breakdown.segments,
+        decode_bytes_per_token: plan.breakdown.decode_bytes_per_token.map(|b| b.round() as u64),
+        options: plan.options.iter().map(|o| option_json(gpus, o)).collect(),
+    }
+}
+
+/// "2× A40" / "A40".
+pub fn option_label(gpus: &[Gpu], o: &FitOption) -> String {
+    let name = &gpus[o.gpu].name;
+    if o.count > 1 {
+        format!("{}× {name}", o.count)
+    } else {
+        name.clone()
+    }
+}
+
+fn verdict_text(o: &FitOption) -> &'static str {
+    o.verdict.id()
+}
+
+/// The readable plan: header, breakdown, options.
+pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, all: bool) -> String {
+    let mut s = String::new();
+    let p = plan.params;
+    let params = if p.active != p.total {
+        format!(
+            "{} params ({} active)",
+            format_params(p.total),
+            format_params(p.active)
+        )
+    } else {
+        format!("{} params", format_params(p.total))
+    };
+    let _ = writeln!(
+        s,
+        "{} ({}) · {params} · KV {} B/token ({})",
+        model.name,
+        model.id,
+        group_thousands(plan.kv_bytes_per_token.round() as i64),
+        scenario.kv.label()
+    );
+    let _ = writeln!(
+        s,
+        "{} · {} weights · {} KV · context {} · batch {} · convention: {}",
+        scenario.method.label(),
+        scenario.weights.label(),
+        scenario.kv.label(),
+        group_thousands(scenario.context as i64),
+        scenario.batch,
+        scenario.convention.id()
+    );
+    let _ = writeln!(s);
+    for seg in &plan.breakdown.segments {
+        let _ = writeln!(
+            s,
+            "  {:<12} {:>11}  {}",
+            seg.kind.id(),
+            format_gb(seg.bytes),
+            seg.formula
+        );
+    }
+    let _ = writeln!(s, "  {:<12} {:>11}", "total", format_gb(plan.total_bytes()));
+    if let Some(f) = &plan.breakdown.decode_formula {
+        let _ = writeln!(s, "  decode reads {f}");
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "  {:<6} {:<30} {:>10} {:>10} {:>9} {:>12}",
+        "fit", "card", "free", "free/card", "$/month", "decode ≤ t/s"
+    );
+    let mut hidden = 0;
+    for o in &plan.options {
+        if !all && !o.verdict.is_fit() {
+            hidden += 1;
+            continue;
+        }
+        let price = o.price_usd_month.map_or("no price".to_string(), format_usd);
+        let decode = o
+            .decode_tokens_per_s
+            .map_or("-".to_string(), |t| format!("{t:.1}"));
+        let _ = write!(
+            s,
+            "  {:<6} {:<30} {:>10} {:>10} {:>9} {:>12}",
+            verdict_text(o),
+            option_label(gpus, o),
+            format_gb(o.free_bytes),
+            format_gb(o.free_bytes_per_card),
+            price,
+            decode
+        );
+        if let Some(r) = &o.reason {
+            let _ = write!(s, "  {r}");
+        }
+        let _ = writeln!(s);
+    }
+    if hidden > 0 {
+        let _ = writeln!(s, "  ({hidden} options do not fit; --all lists them)");
+    }
+    match plan.best() {
+        Some(best) => {
+            let _ = writeln!(
+                s,
+                "\nCheapest fit: {}{}",
+                option_label(gpus, best),
+                best.price_usd_month
+                    .map_or(String::new(), |p| format!(" at {}/month", format_usd(p)))
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "\nNothing in the catalog holds this plan, even 8 cards of the largest card."
+            );
+        }
+    }
+    if scenario.method == crate::engine::Method::Inference {
+        let _ = writeln!(
+            s,
+            "Decode figures are bandwidth ceilings (an upper bound), not benchmarks."
+        );
+    }
+    s
+}
+
+#[derive(Serialize)]
+struct LookupCellJson<'a> {
+    model: &'a str,
+    column: &'static str,
+    need_bytes: u64,
+    gpu: Option<&'a str>,
+    count: Option<u32>,
+    verdict: Option<&'static str>,
+    price_usd_month: Option<f64>,
+    free_bytes_per_card: Option<i64>,
+    cluster_nodes: Option<u64>,
+}
+
+/// Seed 003 section 05, computed: the seed's five sizes by six methods.
+pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, CliError> {
+    let ids = ["seed-7b", "seed-13b", "seed-34b", "seed-70b", "seed-405b"];
+    let models: Vec<&Model> = ids
+        .iter()
+        .map(|id| {
+            catalog
+                .model(id)
+                .ok_or_else(|| CliError(format!("catalog lacks model '{id}'")))
+        })
+        .collect::<Result<_, _>>()?;
+    let table = compute_lookup(&models, &catalog.gpus);
+    let gpus = &catalog.gpus;
+    if json {
+        let mut cells = Vec::new();
+        for (m, row) in models.iter().zip(&table) {
+            for c in row {
+                cells.push(LookupCellJson {
+                    model: &m.id,
+                    column: c.column.id(),
+                    need_bytes: c.need_bytes().round() as u64,
+                    gpu: c.pick.as_ref().map(|o| gpus[o.gpu].id.as_str()),
+                    count: c.pick.as_ref().map(|o| o.count),
+                    verdict: c.pick.as_ref().map(|o| o.verdict.id()),
+                    price_usd_month: c.pick.as_ref().and_then(|o| o.price_usd_month).map(round2),
+                    free_bytes_per_card: c.pick.as_ref().map(|o| o.free_bytes_per_card.round() as i64),
+                    cluster_nodes: c.cluster.as_ref().map(|k| k.nodes),
+                });
+            }
+        }
+        return serde_json::to_string_pretty(&cells)
+            .map(|s| s + "\n")
+            .map_err(|e| CliError(e.to_string()));
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Cheapest card or combo that holds each plan (seed 003 section 05 rules: 8,192 tokens for inference,\n\
+         2,048 for training, batch 1; single card first; \"tight\" = under 5 GB left, 2 GB per card on combos)\n"
+    );
+    for (m, row) in models.iter().zip(&table) {
+        let _ = writeln!(s, "{}", m.name);
+        for c in row {
+            let pick = match (&c.pick, &c.cluster) {
+                (Some(o), _) => format!(
+                    "{} {}{}",
+                    option_label(gpus, o),
+                    o.price_usd_month.map_or("no price".into(), format_usd),
+                    if o.verdict == crate::engine::Verdict::Tight {
+                        ", tight"
+                    } else {
+                        ""
+                    }
+                ),
+                (None, Some(k)) => format!(
+                    "beyond one node: {:.2} nodes of 8× {} (≥ {} nodes, {}/month)",
+                    k.nodes_exact,
+                    gpus[k.gpu].name,
+                    k.nodes,
+                    format_usd(k.price_usd_month)
+                ),
+                (None, None) => "nothing fits".into(),
+            };
+            let _ = writeln!(
+                s,
+                "  {:<16} {:>9.0} GB  {pick}",
+                c.column.label(),
+                to_gb(c.need_bytes()).round()
+            );
+        }
+    }
+    let _ = LookupColumn::ALL;
+    Ok(s)
+}
+
+pub fn models(catalog: &Catalog, json: bool) -> String {
+    if json {
+        let list: Vec<ModelJson> = catalog.models.iter().map(|m| ModelJson::new(m, 2.0)).collect();
+        return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<20} {:<26} {:<9} {:>8} {:>8} {:>6} {:>4} {:>10} {:>8}",
+        "id", "name", "family", "params", "active", "layers", "kv", "KV B/tok", "context"
+    );
+    for m in &catalog.models {
+        let p = m.params();
+        let _ = writeln!(
+            s,
+            "{:<20} {:<26} {:<9} {:>8} {:>8} {:>6} {:>4} {:>10} {:>8}",
+            m.id,
+            m.name,
+            m.family,
+            format_params(p.total),
+            if p.active == p.total {
+                "-".into()
+            } else {
+                format_params(p.active)
+            },
+            m.arch.layers,
+            m.arch.kv_heads,
+            group_thousands(m.kv_bytes_per_token(2.0).round() as i64),
+            group_thousands(m.max_context as i64)
+        );
+    }
+    s
+}
+
+#[derive(Serialize)]
+struct GpuJson<'a> {
+    #[serde(flatten)]
+    gpu: &'a Gpu,
+    price_usd_month: Option<f64>,
+}
+
+pub fn gpus(catalog: &Catalog, json: bool) -> String {
+    if json {
+        let list: Vec<GpuJson> = catalog
+            .gpus
+            .iter()
+            .map(|g| GpuJson {
+                gpu: g,
+                price_usd_month: g.monthly_price_usd(1).map(|(p, _)| p),
+            })
+            .collect();
+        return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<16} {:<26} {:>6} {:>8} {:>7} {:>7} {:<16} {:>9}",
+        "id", "name", "GB", "GB/s", "BF16 TF", "FP8 TF", "link", "$/month"
+    );
+    for g in &catalog.gpus {
+        let tf = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.0}"));
+        let price = match g.monthly_price_usd(1) {
+            Some((p, _)) => format_usd(p),
+            None if !g.offers.is_empty() => format!(
+                "{}+ only",
+                g.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
+            ),
+            None => "no price".into(),
+        };
+        let _ = writeln!(
+            s,
+            "{:<16} {:<26} {:>6} {:>8} {:>7} {:>7} {:<16} {:>9}",
+            g.id,
+            g.name,
+            g.memory_gb,
+            g.bandwidth_gbs,
+            tf(g.bf16_tflops),
+            if g.fp8 { tf(g.fp8_tflops) } else { "no".into() },
+            g.link.label(),
+            price
+        );
+    }
+    s
+}

@@ -1,0 +1,187 @@
+//! Breakdown × cards and combos → verdicts, free memory, price and decode ceiling.
+
+use serde::Serialize;
+
+use super::decode::decode_ceiling_tokens_per_s;
+use super::gpu::Gpu;
+use super::memory::Breakdown;
+use super::scenario::{Method, Scenario, TightRule};
+
+/// Card counts offered for every card: one card and seed 003's 2/4/8 combos.
+pub const COMBO_SIZES: [u32; 4] = [1, 2, 4, 8];
+
+/// Seed 003: a single card is tight with under 5 GB left.
+pub const TIGHT_SINGLE_BYTES: f64 = 5e9;
+/// Seed 003: a combo is tight with under 2 GB left per card.
+pub const TIGHT_PER_CARD_BYTES: f64 = 2e9;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Fits,
+    Tight,
+    No,
+}
+
+impl Verdict {
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Fits => "fits",
+            Self::Tight => "tight",
+            Self::No => "no",
+        }
+    }
+
+    pub fn is_fit(self) -> bool {
+        self != Self::No
+    }
+}
+
+/// One card or combo judged against one requirement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitOption {
+    /// Index of the card in the catalog's list.
+    #[serde(skip)]
+    pub gpu: usize,
+    pub count: u32,
+    pub verdict: Verdict,
+    /// Why a card that has the room is still ruled out (FP8, interconnect), or what is missing.
+    pub reason: Option<String>,
+    pub capacity_bytes: f64,
+    /// Capacity minus requirement over all cards of the option (negative: the shortfall).
+    pub free_bytes: f64,
+    pub free_bytes_per_card: f64,
+    /// Cards of this kind the requirement needs by capacity alone.
+    pub cards_needed: u64,
+    pub price_usd_month: Option<f64>,
+    pub decode_tokens_per_s: Option<f64>,
+}
+
+impl FitOption {
+    pub fn is_combo(&self) -> bool {
+        self.count > 1
+    }
+}
+
+/// Why a card can never run this scenario, whatever its memory.
+pub fn unsupported_reason(gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<String> {
+    if scenario.weights.needs_fp8_hardware() && !gpu.fp8 {
+        return Some(format!("no FP8 support on {}", gpu.name));
+    }
+    if scenario.method == Method::Full && count > 1 && !gpu.link.is_node_wide() {
+        return Some(format!(
+            "multi-card full fine-tune needs NVLink/NVSwitch; {} has {}",
+            gpu.name,
+            gpu.link.label()
+        ));
+    }
+    None
+}
+
+/// Whether an option with `free` bytes left is tight under `rule`.
+pub fn is_tight(rule: TightRule, count: u32, need: f64, free: f64) -> bool {
+    match rule {
+        TightRule::Seed if count <= 1 => free < TIGHT_SINGLE_BYTES,
+        TightRule::Seed => free / f64::from(count) < TIGHT_PER_CARD_BYTES,
+        TightRule::Margin(fraction) => free < fraction * need,
+    }
+}
+
+/// Judge `count` × `gpu` against the breakdown. Capacity adds up over the cards
+/// (seed 003 section 05 sums card memory for its combos).
+pub fn evaluate(
+    gpu_index: usize,
+    gpu: &Gpu,
+    count: u32,
+    scenario: &Scenario,
+    breakdown: &Breakdown,
+) -> FitOption {
+    let need = breakdown.total();
+    let capacity = gpu.memory_bytes() * f64::from(count);
+    let free = capacity - need;
+    let cards_needed = (need / gpu.memory_bytes()).ceil().max(1.0) as u64;
+    let unsupported = unsupported_reason(gpu, count, scenario);
+    let (verdict, reason) = if let Some(r) = unsupported {
+        (Verdict::No, Some(r))
+    } else if free < 0.0 {
+        (
+            Verdict::No,
+            Some(format!("needs {cards_needed} cards of this kind")),
+        )
+    } else if is_tight(scenario.tight_rule, count, need, free) {
+        (Verdict::Tight, None)
+    } else {
+        (Verdict::Fits, None)
+    };
+    // Tensor parallel divides the bytes read per token over the cards: the ceiling scales
+    // with the summed bandwidth (seed 003 section 07: 2× RTX 5090 = 3.58 TB/s).
+    let decode_tokens_per_s = breakdown
+        .decode_bytes_per_token
+        .map(|b| decode_ceiling_tokens_per_s(gpu.bandwidth_bytes_per_s() * f64::from(count), b));
+    FitOption {
+        gpu: gpu_index,
+        count,
+        verdict,
+        reason,
+        capacity_bytes: capacity,
+        free_bytes: free,
+        free_bytes_per_card: free / f64::from(count),
+        cards_needed,
+        price_usd_month: gpu.monthly_price_usd(count).map(|(p, _)| p),
+        decode_tokens_per_s,
+    }
+}
+
+/// Every card alone and in every combo size, sorted: fitting single cards first, then fitting
+/// combos (seed 003: a single card is preferred when one fits), then the rest; within each
+/// group the cheapest first, unpriced last, then the most free memory.
+pub fn options(
+    gpus: &[Gpu],
+    scenario: &Scenario,
+    breakdown: &Breakdown,
+    include_combos: bool,
+) -> Vec<FitOption> {
+    let sizes: &[u32] = if include_combos {
+        &COMBO_SIZES
+    } else {
+        &COMBO_SIZES[..1]
+    };
+    let mut out: Vec<FitOption> = gpus
+        .iter()
+        .enumerate()
+        .flat_map(|(i, g)| sizes.iter().map(move |&n| (i, g, n)))
+        .map(|(i, g, n)| evaluate(i, g, n, scenario, breakdown))
+        .collect();
+    sort_options(&mut out);
+    out
+}
+
+fn group(o: &FitOption) -> u8 {
+    match (o.verdict.is_fit(), o.is_combo()) {
+        (true, false) => 0,
+        (true, true) => 1,
+        (false, _) => 2,
+    }
+}
+
+pub fn sort_options(options: &mut [FitOption]) {
+    options.sort_by(|a, b| {
+        group(a)
+            .cmp(&group(b))
+            .then_with(|| match (a.price_usd_month, b.price_usd_month) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| b.free_bytes.total_cmp(&a.free_bytes))
+            .then_with(|| a.count.cmp(&b.count))
+    });
+}
+
+/// The pick of seed 003 section 05: the first priced option that fits.
+pub fn cheapest_fit(options: &[FitOption]) -> Option<&FitOption> {
+    options
+        .iter()
+        .find(|o| o.verdict.is_fit() && o.price_usd_month.is_some())
+}

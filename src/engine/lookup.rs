@@ -1,0 +1,142 @@
+//! Seed 003 section 05: model size × method → the cheapest card or combo that holds it.
+
+use super::choice::Choice;
+use super::fit::{FitOption, cheapest_fit};
+use super::gpu::Gpu;
+use super::model::Model;
+use super::plan::{Plan, plan};
+use super::precision::WeightPrecision;
+use super::scenario::{Method, Scenario};
+
+/// The six columns of the lookup table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LookupColumn {
+    InferenceBf16,
+    InferenceFp8,
+    InferenceInt4,
+    Qlora,
+    Lora,
+    Full,
+}
+
+impl LookupColumn {
+    pub const ALL: [LookupColumn; 6] = [
+        Self::InferenceBf16,
+        Self::InferenceFp8,
+        Self::InferenceInt4,
+        Self::Qlora,
+        Self::Lora,
+        Self::Full,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::InferenceBf16 => "Inference BF16",
+            Self::InferenceFp8 => "Inference FP8",
+            Self::InferenceInt4 => "Inference INT4",
+            Self::Qlora => "QLoRA",
+            Self::Lora => "LoRA",
+            Self::Full => "Full fine-tune",
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::InferenceBf16 => "inference-bf16",
+            Self::InferenceFp8 => "inference-fp8",
+            Self::InferenceInt4 => "inference-int4",
+            Self::Qlora => Method::Qlora.id(),
+            Self::Lora => Method::Lora.id(),
+            Self::Full => Method::Full.id(),
+        }
+    }
+
+    /// The seed's setting for the column: inference at 8,192 tokens, training at 2,048, batch 1.
+    pub fn scenario(self) -> Scenario {
+        match self {
+            Self::InferenceBf16 => Scenario::seed_inference(WeightPrecision::Bf16),
+            Self::InferenceFp8 => Scenario::seed_inference(WeightPrecision::Fp8),
+            Self::InferenceInt4 => Scenario::seed_inference(WeightPrecision::Int4),
+            Self::Qlora => Scenario::seed_training(Method::Qlora),
+            Self::Lora => Scenario::seed_training(Method::Lora),
+            Self::Full => Scenario::seed_training(Method::Full),
+        }
+    }
+}
+
+/// Beyond one 8-card node: how many nodes of the cheapest suitable card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterPick {
+    pub gpu: usize,
+    /// Requirement ÷ one node's memory (4.85 for 405B full fine-tune on MI300X).
+    pub nodes_exact: f64,
+    pub nodes: u64,
+    pub price_usd_month: f64,
+}
+
+/// One cell: the requirement and the pick.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LookupCell {
+    pub column: LookupColumn,
+    pub plan: Plan,
+    pub pick: Option<FitOption>,
+    pub cluster: Option<ClusterPick>,
+}
+
+impl LookupCell {
+    pub fn need_bytes(&self) -> f64 {
+        self.plan.total_bytes()
+    }
+}
+
+/// Compute one cell of the table.
+pub fn lookup_cell(model: &Model, gpus: &[Gpu], column: LookupColumn) -> LookupCell {
+    let scenario = column.scenario();
+    let plan = plan(model, gpus, &scenario, true);
+    let pick = cheapest_fit(&plan.options).cloned();
+    let cluster = match pick {
+        Some(_) => None,
+        None => cheapest_cluster(&plan),
+    };
+    LookupCell {
+        column,
+        plan,
+        pick,
+        cluster,
+    }
+}
+
+/// Nodes of eight cards: among the eight-card options ruled out only by memory, the one
+/// whose whole number of nodes costs least.
+fn cheapest_cluster(plan: &Plan) -> Option<ClusterPick> {
+    let need = plan.total_bytes();
+    plan.options
+        .iter()
+        .filter(|o| o.count == 8 && o.free_bytes < 0.0)
+        .filter(|o| o.reason.as_deref().is_some_and(|r| r.starts_with("needs ")))
+        .filter_map(|o| {
+            let price = o.price_usd_month?;
+            let nodes_exact = need / o.capacity_bytes;
+            let nodes = nodes_exact.ceil() as u64;
+            Some(ClusterPick {
+                gpu: o.gpu,
+                nodes_exact,
+                nodes,
+                price_usd_month: price * nodes as f64,
+            })
+        })
+        .min_by(|a, b| a.price_usd_month.total_cmp(&b.price_usd_month))
+}
+
+/// The whole table: one row per model, six cells each.
+pub fn lookup_table(models: &[&Model], gpus: &[Gpu]) -> Vec<Vec<LookupCell>> {
+    models
+        .iter()
+        .map(|m| {
+            LookupColumn::ALL
+                .iter()
+                .map(|&c| lookup_cell(m, gpus, c))
+                .collect()
+        })
+        .collect()
+}

@@ -1,0 +1,385 @@
+//! Scenario → memory breakdown: one named function per segment, each returning its bytes
+//! together with the formula and the numbers that produced them (the explain view).
+
+use serde::{Serialize, Serializer};
+
+use super::choice::Choice;
+use super::model::Model;
+use super::scenario::{Convention, Method, Scenario};
+use super::units::{format_gb, format_params, group_thousands};
+
+/// The named parts of the stacked memory bar, in drawing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentKind {
+    Weights,
+    KvCache,
+    Activations,
+    Gradients,
+    Optimizer,
+    Adapter,
+    Overhead,
+}
+
+impl SegmentKind {
+    pub const ALL: [SegmentKind; 7] = [
+        Self::Weights,
+        Self::KvCache,
+        Self::Activations,
+        Self::Gradients,
+        Self::Optimizer,
+        Self::Adapter,
+        Self::Overhead,
+    ];
+
+    /// JSON / CLI name.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Weights => "weights",
+            Self::KvCache => "kv_cache",
+            Self::Activations => "activations",
+            Self::Gradients => "gradients",
+            Self::Optimizer => "optimizer",
+            Self::Adapter => "adapter",
+            Self::Overhead => "overhead",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Weights => "weights",
+            Self::KvCache => "KV cache",
+            Self::Activations => "activations",
+            Self::Gradients => "gradients",
+            Self::Optimizer => "optimizer",
+            Self::Adapter => "adapter",
+            Self::Overhead => "overhead",
+        }
+    }
+}
+
+/// One part of the requirement, with how it was computed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Segment {
+    #[serde(rename = "name", serialize_with = "segment_id")]
+    pub kind: SegmentKind,
+    #[serde(serialize_with = "whole_bytes")]
+    pub bytes: f64,
+    /// The formula with this scenario's numbers substituted.
+    pub formula: String,
+}
+
+fn segment_id<S: Serializer>(kind: &SegmentKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.id())
+}
+
+/// Byte counts go out as integers: a fraction of a byte is no information.
+pub fn whole_bytes<S: Serializer>(bytes: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(bytes.round().max(0.0) as u64)
+}
+
+/// The memory a scenario needs, as named segments (only those that apply).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Breakdown {
+    pub segments: Vec<Segment>,
+    /// Bytes read from memory per generated token (decode); `None` for training.
+    #[serde(skip)]
+    pub decode_bytes_per_token: Option<f64>,
+    #[serde(skip)]
+    pub decode_formula: Option<String>,
+}
+
+impl Breakdown {
+    pub fn total(&self) -> f64 {
+        self.segments.iter().map(|s| s.bytes).sum()
+    }
+
+    pub fn get(&self, kind: SegmentKind) -> f64 {
+        self.segments
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.bytes)
+            .sum()
+    }
+
+    pub fn segment(&self, kind: SegmentKind) -> Option<&Segment> {
+        self.segments.iter().find(|s| s.kind == kind)
+    }
+}
+
+/// Compute the breakdown of `scenario` on `model`. The scenario must be valid.
+pub fn breakdown(model: &Model, scenario: &Scenario) -> Breakdown {
+    match scenario.convention {
+        Convention::Seed => seed::breakdown(model, scenario),
+    }
+}
+
+/// KV-cache bytes for `context` tokens × `batch` sequences: 2 × Σlayers(tokens held) ×
+/// kv_heads × head_dim × bytes. Sliding-window layers hold at most the window; MLA caches
+/// its latent. For a plain GQA/MHA model this is seed 003's
+/// 2 × layers × kv_heads × head_dim × bytes × context × batch.
+pub fn kv_cache_bytes(model: &Model, bytes_per_element: f64, context: u64, batch: u64) -> f64 {
+    let layer_tokens = model.arch.kv_layer_tokens(context);
+    layer_tokens as f64
+        * model.arch.kv_elements_per_token_per_layer() as f64
+        * bytes_per_element
+        * batch as f64
+}
+
+fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, bytes: f64) -> String {
+    let a = &model.arch;
+    let per_layer = match &a.mla {
+        Some(m) => format!("(latent {} + rope {})", m.kv_lora_rank, m.qk_rope_head_dim),
+        None => format!("2 × {} kv heads × {} head_dim", a.kv_heads, a.head_dim),
+    };
+    let tokens = match a.sliding_window {
+        Some(w) if w.window < scenario.context => format!(
+            "({} full layers × {} + {} sliding layers × window {})",
+            a.layers - a.sliding_layers(),
+            group_thousands(scenario.context as i64),
+            a.sliding_layers(),
+            w.window
+        ),
+        _ => format!(
+            "{} layers × {} tokens",
+            a.layers,
+            group_thousands(scenario.context as i64)
+        ),
+    };
+    format!(
+        "{per_layer} × {tokens} × {bytes_per_element} B ({}) × batch {} = {}",
+        scenario.kv.label(),
+        scenario.batch,
+        format_gb(bytes)
+    )
+}
+
+/// Seed 003's rules, as stated in its sections 01 and 04.
+pub mod seed {
+    use super::*;
+
+    /// "约 2 GB 运行时开销": CUDA context, framework and allocator, per process.
+    pub const RUNTIME_OVERHEAD_BYTES: f64 = 2e9;
+    /// Full fine-tune with Adam: 16 bytes per parameter before activations.
+    pub const FULL_FINE_TUNE_BYTES_PER_PARAM: f64 = 16.0;
+    /// "+15% for activations and fragmentation" on the full fine-tune column.
+    pub const FULL_FINE_TUNE_ACTIVATION_FACTOR: f64 = 0.15;
+    /// Rank-16 adapters on the attention projections are "about 0.5% of the parameters".
+    pub const ADAPTER_FRACTION_AT_RANK_16: f64 = 0.005;
+    /// Adapter state: bf16 weight 2 + bf16 gradient 2 + fp32 master 4 + Adam m, v 8 = 16 B.
+    pub const ADAPTER_BYTES_PER_PARAM: f64 = 16.0;
+    /// Adam's two fp32 moments.
+    pub const ADAM_MOMENT_BYTES: f64 = 8.0;
+    /// fp32 master copy kept when training in 16-bit weights.
+    pub const MASTER_COPY_BYTES: f64 = 4.0;
+    /// Activations are stored in 16-bit.
+    pub const ACTIVATION_BYTES: f64 = 2.0;
+
+    pub fn breakdown(model: &Model, sc: &Scenario) -> Breakdown {
+        let params = model.params();
+        let mut segments = vec![weights(params.total, sc)];
+        let mut decode = None;
+        match sc.method {
+            Method::Inference => {
+                segments.push(kv_cache(model, sc));
+                segments.push(overhead());
+                decode = Some(decode_bytes_per_token(params.active, sc));
+            }
+            Method::Full => {
+                let gradients = full_gradients(params.total, sc);
+                let optimizer = full_optimizer(params.total, sc);
+                let stored = segments[0].bytes + gradients.bytes + optimizer.bytes;
+                segments.push(full_activations(stored));
+                segments.push(gradients);
+                segments.push(optimizer);
+            }
+            Method::Lora | Method::Qlora => {
+                let adapter_params = adapter_params(params.total, sc.lora_rank);
+                segments.push(checkpointed_activations(model, sc));
+                segments.push(adapter_gradients(adapter_params));
+                segments.push(adapter_optimizer(adapter_params));
+                segments.push(adapter_weights(adapter_params, params.total, sc.lora_rank));
+                segments.push(overhead());
+            }
+        }
+        Breakdown {
+            segments,
+            decode_bytes_per_token: decode.as_ref().map(|(b, _)| *b),
+            decode_formula: decode.map(|(_, f)| f),
+        }
+    }
+
+    /// params × bytes/param.
+    pub fn weights(params: u64, sc: &Scenario) -> Segment {
+        let bpp = sc.weights.seed_bytes_per_param();
+        let bytes = params as f64 * bpp;
+        Segment {
+            kind: SegmentKind::Weights,
+            bytes,
+            formula: format!(
+                "{} params × {bpp} B ({}) = {}",
+                format_params(params),
+                sc.weights.label(),
+                format_gb(bytes)
+            ),
+        }
+    }
+
+    pub fn kv_cache(model: &Model, sc: &Scenario) -> Segment {
+        let bpe = sc.kv.bytes_per_element();
+        let bytes = kv_cache_bytes(model, bpe, sc.context, sc.batch);
+        Segment {
+            kind: SegmentKind::KvCache,
+            bytes,
+            formula: kv_formula(model, bpe, sc, bytes),
+        }
+    }
+
+    pub fn overhead() -> Segment {
+        Segment {
+            kind: SegmentKind::Overhead,
+            bytes: RUNTIME_OVERHEAD_BYTES,
+            formula: "CUDA context, framework and allocator: 2 GB per process (seed 003)".into(),
+        }
+    }
+
+    /// Seed 003 section 07: decoding one token reads every resident weight once, so the
+    /// bytes per token are the weights (only the active experts of a MoE model). The seed
+    /// leaves the KV read out of its examples; this convention follows it.
+    pub fn decode_bytes_per_token(active_params: u64, sc: &Scenario) -> (f64, String) {
+        let bpp = sc.weights.seed_bytes_per_param();
+        let bytes = active_params as f64 * bpp;
+        let formula = format!(
+            "{} active params × {bpp} B = {} read per token (seed 003: weights only)",
+            format_params(active_params),
+            format_gb(bytes)
+        );
+        (bytes, formula)
+    }
+
+    pub fn full_gradients(params: u64, sc: &Scenario) -> Segment {
+        let bpp = sc.weights.seed_bytes_per_param();
+        let bytes = params as f64 * bpp;
+        Segment {
+            kind: SegmentKind::Gradients,
+            bytes,
+            formula: format!(
+                "{} params × {bpp} B = {}",
+                format_params(params),
+                format_gb(bytes)
+            ),
+        }
+    }
+
+    /// Adam's m and v in fp32 (8 B), plus an fp32 master copy (4 B) when the weights are
+    /// 16-bit: 16 B/param in total with weights and gradients, whatever the weight format.
+    pub fn full_optimizer(params: u64, sc: &Scenario) -> Segment {
+        let master = if sc.weights.seed_bytes_per_param() < 4.0 {
+            MASTER_COPY_BYTES
+        } else {
+            0.0
+        };
+        let bpp = ADAM_MOMENT_BYTES + master;
+        let bytes = params as f64 * bpp;
+        let what = if master > 0.0 {
+            "Adam m, v fp32 8 B + fp32 master 4 B"
+        } else {
+            "Adam m, v fp32 8 B"
+        };
+        Segment {
+            kind: SegmentKind::Optimizer,
+            bytes,
+            formula: format!(
+                "{} params × ({what}) = {}",
+                format_params(params),
+                format_gb(bytes)
+            ),
+        }
+    }
+
+    /// The ×1.15 of the full fine-tune column: 15% of weights + gradients + optimizer.
+    pub fn full_activations(stored_bytes: f64) -> Segment {
+        let bytes = stored_bytes * FULL_FINE_TUNE_ACTIVATION_FACTOR;
+        Segment {
+            kind: SegmentKind::Activations,
+            bytes,
+            formula: format!(
+                "15% of weights + gradients + optimizer ({}) for activations and fragmentation = {}",
+                format_gb(stored_bytes),
+                format_gb(bytes)
+            ),
+        }
+    }
+
+    /// Adapter parameters: 0.5% of the model at rank 16, in proportion to the rank.
+    pub fn adapter_params(params: u64, rank: u64) -> f64 {
+        params as f64 * ADAPTER_FRACTION_AT_RANK_16 * rank as f64 / 16.0
+    }
+
+    fn adapter_part(kind: SegmentKind, adapter_params: f64, bpp: f64, what: &str) -> Segment {
+        let bytes = adapter_params * bpp;
+        Segment {
+            kind,
+            bytes,
+            formula: format!(
+                "{} adapter params × {bpp} B ({what}) = {}",
+                format_params(adapter_params.round() as u64),
+                format_gb(bytes)
+            ),
+        }
+    }
+
+    pub fn adapter_weights(adapter_params: f64, params: u64, rank: u64) -> Segment {
+        let mut s = adapter_part(SegmentKind::Adapter, adapter_params, 2.0, "bf16");
+        s.formula = format!(
+            "0.5% × {} params × rank {rank}/16 = {}; {}",
+            format_params(params),
+            format_params(adapter_params.round() as u64),
+            s.formula
+        );
+        s
+    }
+
+    pub fn adapter_gradients(adapter_params: f64) -> Segment {
+        adapter_part(SegmentKind::Gradients, adapter_params, 2.0, "bf16 gradients")
+    }
+
+    pub fn adapter_optimizer(adapter_params: f64) -> Segment {
+        adapter_part(
+            SegmentKind::Optimizer,
+            adapter_params,
+            ADAPTER_BYTES_PER_PARAM - 4.0,
+            "fp32 master 4 + Adam m, v 8",
+        )
+    }
+
+    /// Activations with gradient checkpointing (Korthikanti et al. 2022): the checkpointed
+    /// input of every layer (2·s·b·h·L bytes), one layer recomputed during the backward pass
+    /// (s·b·h·34 + 5·a·s²·b bytes) and the fp32 logits (4·s·b·V bytes).
+    pub fn checkpointed_activations(model: &Model, sc: &Scenario) -> Segment {
+        let a = &model.arch;
+        let (s, b, h) = (sc.context as f64, sc.batch as f64, a.hidden as f64);
+        let layer_inputs = ACTIVATION_BYTES * s * b * h * a.layers as f64;
+        let one_layer = s * b * h * 34.0 + 5.0 * a.heads as f64 * s * s * b;
+        let logits = 4.0 * s * b * a.vocab as f64;
+        let bytes = layer_inputs + one_layer + logits;
+        Segment {
+            kind: SegmentKind::Activations,
+            bytes,
+            formula: format!(
+                "checkpointing on: layer inputs 2·s·b·h·L = {} + one layer recomputed \
+                 34·s·b·h + 5·a·s²·b = {} + fp32 logits 4·s·b·V = {} (s {}, b {}, h {}, L {}, a {}, V {}) = {}",
+                format_gb(layer_inputs),
+                format_gb(one_layer),
+                format_gb(logits),
+                sc.context,
+                sc.batch,
+                a.hidden,
+                a.layers,
+                a.heads,
+                a.vocab,
+                format_gb(bytes)
+            ),
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! The arithmetic: pure functions over plain data. No terminal, no files, no arguments.
+
+pub mod choice;
+pub mod decode;
+pub mod fit;
+pub mod gpu;
+pub mod lookup;
+pub mod memory;
+pub mod model;
+pub mod plan;
+pub mod precision;
+pub mod scenario;
+pub mod units;
+
+pub use choice::Choice;
+pub use fit::{FitOption, Verdict};
+pub use gpu::{Gpu, Offer};
+pub use memory::{Breakdown, Segment, SegmentKind};
+pub use model::{Architecture, Model, ParamCount};
+pub use plan::{Plan, plan};
+pub use precision::{KvPrecision, WeightPrecision};
+pub use scenario::{Convention, Method, Scenario, TightRule};

@@ -1,0 +1,261 @@
+//! Model architectures: exact parameter counts and KV-cache bytes per token, computed
+//! from the shapes a Hugging Face `config.json` carries.
+//!
+//! One counter serves every family: the differences between families are spelled out as
+//! structural flags (biases, norms per layer, gated or plain MLP, MoE, MLA), so a new
+//! family is new data, not new code.
+
+use serde::{Deserialize, Serialize};
+
+/// Feed-forward block shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MlpKind {
+    /// SwiGLU / GeGLU: gate, up and down projections (3 matrices).
+    #[default]
+    Gated,
+    /// Classic two-matrix MLP (up, down), e.g. Falcon, GPT-2.
+    Plain,
+}
+
+/// Multi-head latent attention (DeepSeek-V2/V3): the cache holds a compressed latent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mla {
+    /// Rank of the query down-projection; 0 means queries are projected directly.
+    #[serde(default)]
+    pub q_lora_rank: u64,
+    pub kv_lora_rank: u64,
+    pub qk_rope_head_dim: u64,
+    pub qk_nope_head_dim: u64,
+    pub v_head_dim: u64,
+}
+
+/// Mixture of experts: every expert is resident, only `active` (+ shared) run per token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Moe {
+    pub experts: u64,
+    pub active: u64,
+    #[serde(default)]
+    pub shared: u64,
+    /// Intermediate width of one routed expert.
+    pub expert_intermediate: u64,
+    /// Intermediate width of the shared expert block (Qwen2-MoE); defaults to `expert_intermediate`.
+    #[serde(default)]
+    pub shared_intermediate: Option<u64>,
+    /// Qwen2-MoE gates the shared expert with a learned H→1 projection.
+    #[serde(default)]
+    pub shared_expert_gate: bool,
+    /// Leading layers that keep a dense MLP (DeepSeek's `first_k_dense_replace`).
+    #[serde(default)]
+    pub first_dense_layers: u64,
+    /// Router has a bias (gpt-oss) or a score-correction bias (DeepSeek-V3): E extra params.
+    #[serde(default)]
+    pub router_bias: bool,
+}
+
+/// Which layers use a sliding attention window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlidingWindow {
+    pub window: u64,
+    /// Every `global_every`-th layer (1-based) attends globally; 0 = every layer slides.
+    #[serde(default)]
+    pub global_every: u64,
+}
+
+/// Everything the memory model needs to know about a network's shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Architecture {
+    pub hidden: u64,
+    pub intermediate: u64,
+    pub layers: u64,
+    pub heads: u64,
+    pub kv_heads: u64,
+    /// Attention head width; `hidden / heads` when the config does not say.
+    pub head_dim: u64,
+    pub vocab: u64,
+    pub tied_embeddings: bool,
+    pub qkv_bias: bool,
+    pub o_bias: bool,
+    /// RMSNorm over head_dim on q and k (Qwen3, Gemma 3).
+    pub qk_norm: bool,
+    /// Norm modules per decoder layer (2 for Llama, 4 for Gemma 2/3, 1 for Command R).
+    pub norms_per_layer: u64,
+    /// LayerNorm with a bias vector (Falcon) instead of weight-only RMSNorm.
+    pub norm_bias: bool,
+    pub mlp: MlpKind,
+    pub mlp_bias: bool,
+    /// One learned attention sink per head per layer (gpt-oss).
+    pub attention_sinks: bool,
+    pub sliding_window: Option<SlidingWindow>,
+    pub moe: Option<Moe>,
+    pub mla: Option<Mla>,
+    /// Count the active parameters without the input embedding (OpenAI's gpt-oss convention).
+    pub active_excludes_embedding: bool,
+}
+
+/// Total and per-token active parameter counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ParamCount {
+    pub total: u64,
+    pub active: u64,
+}
+
+impl Architecture {
+    fn norm_params(&self) -> u64 {
+        if self.norm_bias {
+            2 * self.hidden
+        } else {
+            self.hidden
+        }
+    }
+
+    /// Parameters of one attention block.
+    pub fn attention_params(&self) -> u64 {
+        let h = self.hidden;
+        if let Some(mla) = &self.mla {
+            let q_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+            let q = if mla.q_lora_rank > 0 {
+                h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * self.heads * q_head
+            } else {
+                h * self.heads * q_head
+            };
+            let kv_a = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank;
+            let kv_b = mla.kv_lora_rank * self.heads * (mla.qk_nope_head_dim + mla.v_head_dim);
+            let o = self.heads * mla.v_head_dim * h;
+            return q + kv_a + kv_b + o;
+        }
+        let q_width = self.heads * self.head_dim;
+        let kv_width = self.kv_heads * self.head_dim;
+        let mut n = h * q_width + 2 * h * kv_width + q_width * h;
+        if self.qkv_bias {
+            n += q_width + 2 * kv_width;
+        }
+        if self.o_bias {
+            n += h;
+        }
+        if self.qk_norm {
+            n += 2 * self.head_dim;
+        }
+        if self.attention_sinks {
+            n += self.heads;
+        }
+        n
+    }
+
+    /// Parameters of one MLP of the given intermediate width.
+    pub fn mlp_params(&self, intermediate: u64) -> u64 {
+        let h = self.hidden;
+        match self.mlp {
+            MlpKind::Gated => 3 * h * intermediate + if self.mlp_bias { 2 * intermediate + h } else { 0 },
+            MlpKind::Plain => 2 * h * intermediate + if self.mlp_bias { intermediate + h } else { 0 },
+        }
+    }
+
+    /// Number of layers whose feed-forward is a mixture of experts.
+    pub fn moe_layers(&self) -> u64 {
+        match &self.moe {
+            Some(moe) => self.layers.saturating_sub(moe.first_dense_layers),
+            None => 0,
+        }
+    }
+
+    /// Exact parameter count: total resident, and active per token.
+    pub fn param_count(&self) -> ParamCount {
+        let h = self.hidden;
+        let embedding = self.vocab * h;
+        let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h };
+        let per_layer_fixed = self.attention_params() + self.norms_per_layer * self.norm_params();
+        let final_norm = self.norm_params();
+
+        let Some(moe) = &self.moe else {
+            let per_layer = per_layer_fixed + self.mlp_params(self.intermediate);
+            let total = embedding + lm_head + final_norm + self.layers * per_layer;
+            return ParamCount { total, active: total };
+        };
+
+        let dense_layers = moe.first_dense_layers.min(self.layers);
+        let moe_layers = self.moe_layers();
+        let router = moe.experts * h + if moe.router_bias { moe.experts } else { 0 };
+        let expert = self.mlp_params(moe.expert_intermediate);
+        let shared = moe.shared * self.mlp_params(moe.shared_intermediate.unwrap_or(moe.expert_intermediate))
+            + if moe.shared_expert_gate { h } else { 0 };
+        let moe_fixed = per_layer_fixed + router + shared;
+        let dense = dense_layers * (per_layer_fixed + self.mlp_params(self.intermediate));
+        let common = lm_head + final_norm + dense + moe_layers * moe_fixed;
+        let total = embedding + common + moe_layers * moe.experts * expert;
+        let active_embedding = if self.active_excludes_embedding {
+            0
+        } else {
+            embedding
+        };
+        let active = active_embedding + common + moe_layers * moe.active * expert;
+        ParamCount { total, active }
+    }
+
+    /// Elements cached per token per layer for keys and values together (full attention).
+    pub fn kv_elements_per_token_per_layer(&self) -> u64 {
+        match &self.mla {
+            // The latent and the shared rotary key are cached once, not per head.
+            Some(mla) => mla.kv_lora_rank + mla.qk_rope_head_dim,
+            None => 2 * self.kv_heads * self.head_dim,
+        }
+    }
+
+    /// Number of layers that attend over a sliding window rather than the whole context.
+    pub fn sliding_layers(&self) -> u64 {
+        match self.sliding_window {
+            None => 0,
+            Some(SlidingWindow { global_every: 0, .. }) => self.layers,
+            Some(SlidingWindow { global_every, .. }) => self.layers - self.layers / global_every,
+        }
+    }
+
+    /// Token positions held in the KV cache summed over layers, for a context of `context`
+    /// tokens: sliding-window layers hold at most the window.
+    pub fn kv_layer_tokens(&self, context: u64) -> u64 {
+        let sliding = self.sliding_layers();
+        let full = self.layers - sliding;
+        let window = self.sliding_window.map_or(context, |w| w.window.min(context));
+        full * context + sliding * window
+    }
+}
+
+/// A catalog entry or an imported `config.json`: an architecture with a name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Model {
+    pub id: String,
+    pub name: String,
+    pub family: String,
+    pub hf_repo: Option<String>,
+    /// `max_position_embeddings`: the longest context the checkpoint is configured for.
+    pub max_context: u64,
+    pub arch: Architecture,
+    /// A parameter count stated rather than derived (seed 003's reference sizes).
+    pub declared_params: Option<u64>,
+    /// What an import had to guess; shown wherever the model is.
+    pub warnings: Vec<String>,
+}
+
+impl Model {
+    /// Total and active parameters: the declared count when there is one, else the
+    /// count derived from the architecture.
+    pub fn params(&self) -> ParamCount {
+        match self.declared_params {
+            Some(n) => ParamCount { total: n, active: n },
+            None => self.arch.param_count(),
+        }
+    }
+
+    /// KV-cache bytes for one token at full attention: 2 (K and V) × layers × kv_heads ×
+    /// head_dim × bytes per element (MLA: the latent width instead of 2 × kv_heads × head_dim).
+    pub fn kv_bytes_per_token(&self, bytes_per_element: f64) -> f64 {
+        (self.arch.layers * self.arch.kv_elements_per_token_per_layer()) as f64 * bytes_per_element
+    }
+
+    pub fn is_moe(&self) -> bool {
+        self.arch.moe.is_some()
+    }
+}

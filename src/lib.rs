@@ -1,0 +1,10 @@
+//! vramfit: plan GPU memory for large language models.
+//!
+//! [`engine`] is the arithmetic (pure, no I/O); [`catalog`] reads models, cards and offers;
+//! [`cli`] is the headless command line over both.
+
+#![forbid(unsafe_code)]
+
+pub mod catalog;
+pub mod cli;
+pub mod engine;
