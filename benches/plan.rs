@@ -1,1 +1,48 @@
-fn main() {}
+//! Speed of the engine: one full plan (breakdown + every card and combo of the catalog),
+//! and the seed lookup table (30 plans).
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use vramfit::catalog::Catalog;
+use vramfit::engine::lookup::lookup_table;
+use vramfit::engine::{Method, Scenario, WeightPrecision, plan};
+
+fn bench_plan(c: &mut Criterion) {
+    let catalog = Catalog::embedded().unwrap();
+    let model = catalog.model("llama-3.1-70b").unwrap().clone();
+    let inference = Scenario::seed_inference(WeightPrecision::Fp8);
+    c.bench_function("plan: 70B FP8 inference, all cards and combos", |b| {
+        b.iter(|| {
+            plan(
+                black_box(&model),
+                black_box(&catalog.gpus),
+                black_box(&inference),
+                true,
+            )
+        })
+    });
+    let qlora = Scenario::seed_training(Method::Qlora);
+    c.bench_function("plan: 70B QLoRA, all cards and combos", |b| {
+        b.iter(|| {
+            plan(
+                black_box(&model),
+                black_box(&catalog.gpus),
+                black_box(&qlora),
+                true,
+            )
+        })
+    });
+    let seeds: Vec<_> = ["seed-7b", "seed-13b", "seed-34b", "seed-70b", "seed-405b"]
+        .iter()
+        .map(|id| catalog.model(id).unwrap())
+        .collect();
+    c.bench_function("lookup table: 5 sizes x 6 methods", |b| {
+        b.iter(|| lookup_table(black_box(&seeds), black_box(&catalog.gpus)))
+    });
+    c.bench_function("catalog: parse the embedded TOML", |b| {
+        b.iter(|| Catalog::embedded().unwrap())
+    });
+}
+
+criterion_group!(benches, bench_plan);
+criterion_main!(benches);

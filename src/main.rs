@@ -16,6 +16,7 @@ fn main() -> ExitCode {
         &mut std::io::stderr().lock(),
     ) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)

@@ -16,6 +16,15 @@ use crate::engine::{
 #[derive(Debug)]
 pub struct CliError(pub String);
 
+/// The reader closed our output (`vramfit plan … | head`): not an error worth a message.
+pub const BROKEN_PIPE: &str = "broken pipe";
+
+impl CliError {
+    pub fn is_broken_pipe(&self) -> bool {
+        self.0 == BROKEN_PIPE
+    }
+}
+
 impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
@@ -195,7 +204,10 @@ pub fn run(
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
     let catalog = load_catalog(&cli.catalog)?;
-    let io = |e: std::io::Error| CliError(format!("cannot write output: {e}"));
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => CliError(BROKEN_PIPE.into()),
+        _ => CliError(format!("cannot write output: {e}")),
+    };
     match command {
         Command::Plan(args) => {
             let model = resolve_model(&catalog, &args.model)?;

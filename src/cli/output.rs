@@ -145,6 +145,18 @@ fn verdict_text(o: &FitOption) -> &'static str {
     o.verdict.id()
 }
 
+/// "$1,590", or why there is none: "pairs only" (B200), "no price".
+pub fn price_text(gpu: &Gpu, o: &FitOption) -> String {
+    match o.price_usd_month {
+        Some(p) => format_usd(p),
+        None => match gpu.offers.iter().map(|x| x.min_cards).min() {
+            Some(2) => "pairs only".into(),
+            Some(n) if n > o.count => format!("{n}+ only"),
+            _ => "no price".into(),
+        },
+    }
+}
+
 /// The readable plan: header, breakdown, options.
 pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, all: bool) -> String {
     let mut s = String::new();
@@ -196,13 +208,15 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         "  {:<6} {:<30} {:>10} {:>10} {:>9} {:>12}",
         "fit", "card", "free", "free/card", "$/month", "decode ≤ t/s"
     );
+    // Unless --all: per card only the smallest count that fits (a single card is preferred).
+    let mut shown_cards = std::collections::HashSet::new();
     let mut hidden = 0;
     for o in &plan.options {
-        if !all && !o.verdict.is_fit() {
+        if !all && (!o.verdict.is_fit() || !shown_cards.insert(o.gpu)) {
             hidden += 1;
             continue;
         }
-        let price = o.price_usd_month.map_or("no price".to_string(), format_usd);
+        let price = price_text(&gpus[o.gpu], o);
         let decode = o
             .decode_tokens_per_s
             .map_or("-".to_string(), |t| format!("{t:.1}"));
@@ -222,7 +236,10 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         let _ = writeln!(s);
     }
     if hidden > 0 {
-        let _ = writeln!(s, "  ({hidden} options do not fit; --all lists them)");
+        let _ = writeln!(
+            s,
+            "  ({hidden} more options: larger combos and those that do not fit; --all lists them)"
+        );
     }
     match plan.best() {
         Some(best) => {

@@ -185,3 +185,23 @@ pub fn cheapest_fit(options: &[FitOption]) -> Option<&FitOption> {
         .iter()
         .find(|o| o.verdict.is_fit() && o.price_usd_month.is_some())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_tight_rule_is_5_gb_single_and_2_gb_per_card() {
+        assert!(is_tight(TightRule::Seed, 1, 10e9, 4.99e9));
+        assert!(!is_tight(TightRule::Seed, 1, 10e9, 5e9));
+        assert!(is_tight(TightRule::Seed, 8, 10e9, 15.9e9), "1.99 GB per card");
+        assert!(!is_tight(TightRule::Seed, 8, 10e9, 16e9));
+    }
+
+    #[test]
+    fn margin_rule_is_a_fraction_of_the_requirement() {
+        // Seed 004: keep 30 % on top of 40 GB → under 12 GB free is tight.
+        assert!(is_tight(TightRule::Margin(0.3), 1, 40e9, 11.9e9));
+        assert!(!is_tight(TightRule::Margin(0.3), 1, 40e9, 12e9));
+    }
+}

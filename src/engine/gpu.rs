@@ -204,3 +204,18 @@ impl Offer {
         Some(per_card * count as f64 * (1.0 - self.discount_for(count)))
     }
 }
+
+/// Seed 003 section 06 "$/GB/month": monthly price ÷ marketed capacity.
+pub fn usd_per_gb_month(price_usd_month: f64, memory_gb: f64) -> f64 {
+    price_usd_month / memory_gb
+}
+
+/// Seed 003 section 06 "GB/s per $/month": bandwidth ÷ monthly price (higher is better).
+pub fn bandwidth_gbs_per_usd_month(bandwidth_gbs: f64, price_usd_month: f64) -> f64 {
+    bandwidth_gbs / price_usd_month
+}
+
+/// Seed 003 section 06 "per GPU hour": the monthly price over the 720 hours of a month.
+pub fn usd_per_hour_from_month(price_usd_month: f64) -> f64 {
+    price_usd_month / HOURS_PER_MONTH
+}

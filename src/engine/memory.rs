@@ -218,7 +218,7 @@ pub mod seed {
             bytes,
             formula: format!(
                 "{} params × {bpp} B ({}) = {}",
-                format_params(params),
+                group_thousands(params as i64),
                 sc.weights.label(),
                 format_gb(bytes)
             ),
@@ -251,7 +251,7 @@ pub mod seed {
         let bytes = active_params as f64 * bpp;
         let formula = format!(
             "{} active params × {bpp} B = {} read per token (seed 003: weights only)",
-            format_params(active_params),
+            group_thousands(active_params as i64),
             format_gb(bytes)
         );
         (bytes, formula)
@@ -381,5 +381,127 @@ pub mod seed {
                 format_gb(bytes)
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::engine::precision::{KvPrecision, WeightPrecision};
+
+    fn model(id: &str) -> Model {
+        Catalog::embedded().unwrap().model(id).unwrap().clone()
+    }
+
+    #[test]
+    fn weights_are_params_times_bytes() {
+        let m = model("llama-3.1-8b");
+        let sc = Scenario::seed_inference(WeightPrecision::Int4);
+        assert_eq!(seed::weights(m.params().total, &sc).bytes, 8_030_261_248.0 * 0.5);
+    }
+
+    #[test]
+    fn kv_cache_is_the_seed_formula_for_plain_gqa() {
+        // 2 × 32 layers × 8 kv heads × 128 × 2 B × 8,192 × batch 3
+        let m = model("llama-3.1-8b");
+        assert_eq!(
+            kv_cache_bytes(&m, 2.0, 8192, 3),
+            2.0 * 32.0 * 8.0 * 128.0 * 2.0 * 8192.0 * 3.0
+        );
+    }
+
+    #[test]
+    fn sliding_window_layers_hold_at_most_the_window() {
+        // Gemma 2 9B: 21 global layers hold 8,192 tokens, 21 local layers hold 4,096.
+        let m = model("gemma-2-9b");
+        let per_layer_token = 2.0 * 8.0 * 256.0 * 2.0;
+        assert_eq!(
+            kv_cache_bytes(&m, 2.0, 8192, 1),
+            (21.0 * 8192.0 + 21.0 * 4096.0) * per_layer_token
+        );
+        // Below the window every layer holds the whole context.
+        assert_eq!(kv_cache_bytes(&m, 2.0, 1000, 1), 42.0 * 1000.0 * per_layer_token);
+        // Gemma 3 27B: 10 of 62 layers are global.
+        assert_eq!(model("gemma-3-27b").arch.sliding_layers(), 52);
+    }
+
+    #[test]
+    fn mla_caches_the_latent_not_the_heads() {
+        // DeepSeek-V3: (512 + 64) × 61 layers × 2 B = 70,272 B/token, not 2 × 128 × 128 × 61 × 2.
+        let m = model("deepseek-v3");
+        assert_eq!(kv_cache_bytes(&m, 2.0, 1, 1), 70_272.0);
+        assert_eq!(kv_cache_bytes(&m, 1.0, 1000, 1), 35_136_000.0);
+    }
+
+    #[test]
+    fn full_fine_tune_is_16_bytes_per_param_whatever_the_weight_format() {
+        let m = model("seed-7b");
+        for w in [WeightPrecision::Bf16, WeightPrecision::Fp32] {
+            let sc = Scenario {
+                weights: w,
+                ..Scenario::seed_training(Method::Full)
+            };
+            let b = breakdown(&m, &sc);
+            let stored =
+                b.get(SegmentKind::Weights) + b.get(SegmentKind::Gradients) + b.get(SegmentKind::Optimizer);
+            assert_eq!(stored, 112e9, "{w:?}");
+            assert_eq!(b.get(SegmentKind::Activations), 0.15 * 112e9);
+        }
+    }
+
+    #[test]
+    fn adapter_state_is_16_bytes_per_adapter_param() {
+        // 0.5 % of 7e9 = 35e6 adapter params at rank 16; rank 64 is four times that.
+        assert_eq!(seed::adapter_params(7_000_000_000, 16), 35e6);
+        assert_eq!(seed::adapter_params(7_000_000_000, 64), 140e6);
+        let b = breakdown(&model("seed-7b"), &Scenario::seed_training(Method::Lora));
+        let adapter =
+            b.get(SegmentKind::Adapter) + b.get(SegmentKind::Gradients) + b.get(SegmentKind::Optimizer);
+        assert!((adapter - 35e6 * 16.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn checkpointed_activations_by_hand_for_the_seed_7b() {
+        // s 2048, b 1, h 4096, L 32, a 32, V 128,256:
+        // 2·s·h·L = 536,870,912; 34·s·h + 5·a·s² = 285,212,672 + 671,088,640; 4·s·V = 1,050,673,152
+        let b = breakdown(&model("seed-7b"), &Scenario::seed_training(Method::Qlora));
+        let want = 536_870_912.0 + 285_212_672.0 + 671_088_640.0 + 1_050_673_152.0;
+        assert_eq!(b.get(SegmentKind::Activations), want);
+        // QLoRA 7B: 3.5 + 0.56 + 2 + 2.544 GB = 8.60 GB
+        assert_eq!((b.total() / 1e7).round() / 100.0, 8.6);
+    }
+
+    #[test]
+    fn inference_has_weights_kv_and_overhead_and_reads_active_weights() {
+        let m = model("mixtral-8x7b");
+        let sc = Scenario {
+            kv: KvPrecision::Fp8,
+            ..Scenario::seed_inference(WeightPrecision::Fp8)
+        };
+        let b = breakdown(&m, &sc);
+        let kinds: Vec<SegmentKind> = b.segments.iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [SegmentKind::Weights, SegmentKind::KvCache, SegmentKind::Overhead]
+        );
+        assert_eq!(b.decode_bytes_per_token, Some(12_879_925_248.0));
+        assert_eq!(b.get(SegmentKind::Overhead), 2e9);
+    }
+
+    #[test]
+    fn formulas_carry_the_numbers() {
+        let b = breakdown(
+            &model("seed-70b"),
+            &Scenario::seed_inference(WeightPrecision::Fp8),
+        );
+        assert_eq!(
+            b.segment(SegmentKind::Weights).unwrap().formula,
+            "70,000,000,000 params × 1 B (FP8) = 70.00 GB"
+        );
+        assert_eq!(
+            b.segment(SegmentKind::KvCache).unwrap().formula,
+            "2 × 8 kv heads × 128 head_dim × 80 layers × 8,192 tokens × 2 B (FP16) × batch 1 = 2.68 GB"
+        );
     }
 }

@@ -1,0 +1,286 @@
+//! The binary as a script sees it: output, JSON contract, exit codes, bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn vramfit() -> Command {
+    let mut c = Command::cargo_bin("vramfit").unwrap();
+    // Keep the user's own catalog out of the tests.
+    c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"));
+    c
+}
+
+fn fixture(p: &str) -> String {
+    format!("{}/tests/fixtures/{p}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn plan_json_has_the_contract_fields() {
+    let out = vramfit()
+        .args(["plan", "--model", "seed-70b", "--weights", "fp8", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["id"], "seed-70b");
+    assert_eq!(v["model"]["params"], 70_000_000_000u64);
+    assert_eq!(v["model"]["active_params"], 70_000_000_000u64);
+    assert_eq!(v["model"]["kv_bytes_per_token"], 327_680);
+    assert_eq!(v["convention"], "seed");
+    // 70e9 + 327,680 × 8,192 + 2e9
+    assert_eq!(
+        v["total_bytes"],
+        70_000_000_000u64 + 2_684_354_560 + 2_000_000_000
+    );
+    let names: Vec<&str> = v["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["weights", "kv_cache", "overhead"]);
+    let sum: u64 = v["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, v["total_bytes"].as_u64().unwrap());
+    let first = &v["options"][0];
+    for key in [
+        "gpu",
+        "name",
+        "count",
+        "verdict",
+        "free_bytes",
+        "price_usd_month",
+        "decode_tokens_per_s",
+    ] {
+        assert!(first.get(key).is_some(), "missing {key}");
+    }
+    // Fitting first, cheapest first: seed 003's pick, the H100 PCIe at $1,490.
+    assert_eq!(first["gpu"], "h100-pcie");
+    assert_eq!(first["verdict"], "fits");
+    assert_eq!(first["price_usd_month"], 1490.0);
+    assert_eq!(first["free_bytes"], 80_000_000_000i64 - 74_684_354_560);
+}
+
+#[test]
+fn plan_with_gpu_restricts_to_that_card_and_its_combos() {
+    let out = vramfit()
+        .args([
+            "plan",
+            "--model",
+            "seed-405b",
+            "--weights",
+            "int4",
+            "--gpu",
+            "a40",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let opts = v["options"].as_array().unwrap();
+    assert_eq!(opts.len(), 4);
+    assert!(opts.iter().all(|o| o["gpu"] == "a40"));
+    assert_eq!(opts[0]["count"], 8);
+    assert_eq!(opts[0]["price_usd_month"], 1728.0);
+}
+
+#[test]
+fn plan_text_shows_breakdown_and_pick() {
+    vramfit()
+        .args(["plan", "--model", "seed-7b"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("weights         14.00 GB"))
+        .stdout(predicate::str::contains("total           17.07 GB"))
+        .stdout(predicate::str::contains("Cheapest fit: RTX A5000 at $190/month"));
+}
+
+#[test]
+fn plan_accepts_a_config_json_path() {
+    vramfit()
+        .args(["plan", "--model", &fixture("hf/unknown-arch"), "--json"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: unknown model_type 'fancy'"));
+}
+
+#[test]
+fn table_reproduces_the_seed_lookup() {
+    vramfit()
+        .arg("table")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Inference FP8           75 GB  NVIDIA H100 PCIe 80GB $1,490",
+        ))
+        .stdout(predicate::str::contains("4.85 nodes of 8× AMD Instinct MI300X"));
+    let out = vramfit().args(["table", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 30);
+}
+
+#[test]
+fn models_and_gpus_list_the_catalog() {
+    let out = vramfit().args(["models", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.as_array().unwrap().len() >= 45);
+    let out = vramfit().args(["gpus", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gpus = v.as_array().unwrap();
+    assert!(gpus.len() >= 35);
+    let h100 = gpus.iter().find(|g| g["id"] == "h100-sxm").unwrap();
+    assert_eq!(h100["bandwidth_gbs"], 3350.0);
+    assert_eq!(h100["price_usd_month"], 1690.0);
+    vramfit()
+        .arg("gpus")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("b200").and(predicate::str::contains("2+ only")));
+}
+
+#[test]
+fn unknown_model_suggests_names_and_exits_2() {
+    vramfit()
+        .args(["plan", "--model", "lama-3.1-8b"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "unknown model 'lama-3.1-8b'. Did you mean: llama-3.1-8b",
+        ));
+}
+
+#[test]
+fn unknown_gpu_suggests_names_and_exits_2() {
+    vramfit()
+        .args(["plan", "--model", "seed-7b", "--gpu", "4090"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown gpu '4090'. Did you mean: rtx-4090",
+        ));
+}
+
+#[test]
+fn nonsense_numbers_exit_2() {
+    for args in [
+        ["--context", "0"],
+        ["--batch", "0"],
+        ["--context", "99999999999"],
+        ["--batch", "-3"],
+        ["--lora-rank", "0"],
+        ["--margin", "-1"],
+        ["--weights", "int3"],
+    ] {
+        vramfit()
+            .args(["plan", "--model", "seed-7b"])
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("");
+    }
+}
+
+#[test]
+fn impossible_combinations_exit_2_with_the_fix() {
+    vramfit()
+        .args([
+            "plan",
+            "--model",
+            "seed-7b",
+            "--method",
+            "full",
+            "--weights",
+            "int4",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("use --weights bf16, fp16 or fp32"));
+}
+
+#[test]
+fn malformed_json_config_exits_2_with_location() {
+    vramfit()
+        .args(["plan", "--model", &fixture("hf/malformed")])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "malformed/config.json:5:3: invalid JSON",
+        ));
+}
+
+#[test]
+fn bad_catalog_files_exit_2_with_file_line_column() {
+    let cases = [
+        ("invalid/syntax.toml", "syntax.toml:1:"),
+        (
+            "invalid/gpu-bad-type.toml",
+            "gpu-bad-type.toml:4:13: invalid type: string \"lots\"",
+        ),
+        (
+            "invalid/offer-unknown-gpu.toml",
+            "offer-unknown-gpu.toml:2:7: offer for unknown gpu 'no-such-card'",
+        ),
+        (
+            "invalid/gpu-zero-memory.toml",
+            "gpu-zero-memory.toml:2:6: gpu 'zero': memory_gb",
+        ),
+        (
+            "invalid/model-unknown-field.toml",
+            "model-unknown-field.toml:13:1: unknown field `wingspan`",
+        ),
+    ];
+    for (file, message) in cases {
+        vramfit()
+            .args(["--catalog", &fixture(file), "models"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(message));
+    }
+    vramfit()
+        .args(["--catalog", "/no/such/file.toml", "models"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no such catalog file"));
+}
+
+#[test]
+fn a_user_catalog_adds_a_card() {
+    let dir = tempdir_with(
+        "extra.toml",
+        "[[gpu]]\nid = \"my-card\"\nname = \"My card\"\nvendor = \"X\"\narchitecture = \"X\"\n\
+         memory_gb = 40\nmemory_type = \"HBM\"\nbandwidth_gbs = 1000\nfp8 = false\nlink = \"pcie\"\n\
+         stack = \"cuda\"\nyear = 2024\n\n[[offer]]\ngpu = \"my-card\"\nprovider = \"Me\"\nprice = 0.1\n\
+         currency = \"USD\"\nper = \"hour\"\n",
+    );
+    let out = vramfit()
+        .args([
+            "--catalog",
+            dir.to_str().unwrap(),
+            "plan",
+            "--model",
+            "seed-7b",
+            "--gpu",
+            "my-card",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["options"][0]["price_usd_month"], 72.0, "$0.10/h × 720 h");
+}
+
+fn tempdir_with(name: &str, content: &str) -> std::path::PathBuf {
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("catalog-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), content).unwrap();
+    dir
+}

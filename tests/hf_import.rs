@@ -1,0 +1,84 @@
+//! Importing Hugging Face config.json files: every known family gives the exact count of
+//! the matching catalog model; unknown ones warn; broken ones fail with a location.
+
+use std::path::Path;
+
+use vramfit::catalog::{Catalog, hf};
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hf")
+        .join(name)
+}
+
+#[test]
+fn known_families_import_to_the_exact_catalog_counts() {
+    let catalog = Catalog::embedded().unwrap();
+    let cases = [
+        ("llama-3.1-8b", "llama-3.1-8b"),
+        ("qwen2.5-7b", "qwen2.5-7b"),
+        ("qwen3-30b-a3b", "qwen3-30b-a3b"),
+        ("deepseek-v3", "deepseek-v3"),
+        ("gpt-oss-20b", "gpt-oss-20b"),
+        ("gemma-3-4b-it", "gemma-3-4b"),
+        ("gemma-2-9b", "gemma-2-9b"),
+        ("phi-3-mini", "phi-3-mini"),
+        ("mixtral-8x7b", "mixtral-8x7b"),
+        ("falcon-40b", "falcon-40b"),
+        ("command-r-v01", "command-r-v01"),
+    ];
+    for (dir, id) in cases {
+        let imported = hf::load(&fixture(dir)).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        let want = catalog.model(id).unwrap();
+        assert_eq!(imported.params(), want.params(), "{dir}");
+        assert_eq!(
+            imported.kv_bytes_per_token(2.0),
+            want.kv_bytes_per_token(2.0),
+            "{dir}"
+        );
+        assert_eq!(imported.arch.sliding_window, want.arch.sliding_window, "{dir}");
+        assert_eq!(imported.id, dir, "the folder names the model");
+    }
+}
+
+#[test]
+fn a_file_path_works_as_well_as_its_folder() {
+    let m = hf::load(&fixture("llama-3.1-8b/config.json")).unwrap();
+    assert_eq!(m.id, "llama-3.1-8b");
+    assert_eq!(m.params().total, 8_030_261_248);
+}
+
+#[test]
+fn quantized_checkpoints_say_so() {
+    let m = hf::load(&fixture("deepseek-v3")).unwrap();
+    assert!(m.warnings.iter().any(|w| w.contains("fp8")), "{:?}", m.warnings);
+}
+
+#[test]
+fn unknown_architecture_is_estimated_with_a_warning() {
+    let m = hf::load(&fixture("unknown-arch")).unwrap();
+    assert!(
+        m.warnings[0].contains("unknown model_type 'fancy'"),
+        "{:?}",
+        m.warnings
+    );
+    // Read as a Llama-style decoder it is Llama 2 7B's shape.
+    assert_eq!(m.params().total, 6_738_415_616);
+}
+
+#[test]
+fn a_missing_field_is_named() {
+    let e = hf::load(&fixture("missing-hidden")).unwrap_err();
+    assert!(e.message.contains("missing 'hidden_size'"), "{e}");
+    assert!(e.file.ends_with("missing-hidden/config.json"), "{e}");
+}
+
+#[test]
+fn malformed_json_gives_file_line_and_column() {
+    let e = hf::load(&fixture("malformed")).unwrap_err();
+    assert_eq!((e.line, e.column), (Some(5), Some(3)), "{e}");
+    assert!(
+        e.to_string().contains("malformed/config.json:5:3: invalid JSON"),
+        "{e}"
+    );
+}
