@@ -8,3 +8,5 @@
 pub mod catalog;
 pub mod cli;
 pub mod engine;
+pub mod files;
+pub mod tui;

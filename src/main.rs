@@ -1,20 +1,20 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use vramfit::cli::{Cli, run};
+use vramfit::cli::{Cli, open_planner, run};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Some(command) = &cli.command else {
-        eprintln!("The interactive planner is not built yet; try `vramfit plan --help`.");
-        return ExitCode::from(2);
+    let result = match &cli.command {
+        Some(command) => run(
+            &cli,
+            command,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        None => planner(&cli),
     };
-    match run(
-        &cli,
-        command,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    ) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
@@ -22,4 +22,12 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn planner(cli: &Cli) -> Result<(), vramfit::cli::CliError> {
+    if let Err(e) = color_eyre::install() {
+        return Err(vramfit::cli::CliError(e.to_string()));
+    }
+    let app = open_planner(cli)?;
+    vramfit::tui::run(app).map_err(|e| vramfit::cli::CliError(format!("{e}")))
 }

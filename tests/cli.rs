@@ -278,9 +278,54 @@ fn a_user_catalog_adds_a_card() {
 }
 
 fn tempdir_with(name: &str, content: &str) -> std::path::PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("catalog-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "files-{}-{}",
+        std::process::id(),
+        name.replace('.', "-")
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(name), content).unwrap();
     dir
+}
+
+#[test]
+fn a_bad_theme_is_reported_before_the_screen_opens() {
+    let dir = tempdir_with(
+        "broken.toml",
+        "extends = \"default\"\ntitle = { fg = \"mauve-ish\" }\n",
+    );
+    vramfit()
+        .args(["--theme", dir.join("broken.toml").to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("broken.toml:2:16"));
+    vramfit()
+        .args(["--theme", "solarized"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown theme 'solarized'"));
+}
+
+#[test]
+fn an_unknown_start_model_is_reported_before_the_screen_opens() {
+    vramfit()
+        .args(["--model", "llama-9"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown model 'llama-9'"));
+}
+
+#[test]
+fn screenshots_are_written_as_svg() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("shots-{}", std::process::id()));
+    vramfit()
+        .args(["screenshots", dir.to_str().unwrap()])
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(dir.join("tight-80x24.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("tight"),
+        "{}",
+        &svg[..200]
+    );
 }

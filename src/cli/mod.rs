@@ -57,6 +57,16 @@ pub struct Cli {
     /// Extra catalog file or folder of *.toml (models, gpus, offers); may be repeated.
     #[arg(long, global = true, value_name = "PATH")]
     pub catalog: Vec<PathBuf>,
+    /// Planner: start on this model (catalog id, or a config.json / its folder, shown first).
+    #[arg(long, short, value_name = "ID|PATH")]
+    pub model: Option<String>,
+    /// Planner: theme name (default, light, high-contrast, mono, or one in
+    /// <config>/themes/) or a path to a theme TOML. NO_COLOR selects mono.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+    /// Planner: enable the mouse (click to focus, wheel to scroll).
+    #[arg(long)]
+    pub mouse: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -79,6 +89,12 @@ pub enum Command {
     Gpus {
         #[arg(long)]
         json: bool,
+    },
+    /// Draw the planner's named states to SVG files (regenerates screenshots/).
+    Screenshots {
+        /// Folder to write into.
+        #[arg(default_value = "screenshots")]
+        dir: PathBuf,
     },
 }
 
@@ -245,6 +261,47 @@ pub fn run(
             out.write_all(output::gpus(&catalog, *json).as_bytes())
                 .map_err(io)?;
         }
+        Command::Screenshots { dir } => {
+            for (file, about) in write_screenshots(dir)? {
+                writeln!(out, "{file}  {about}").map_err(io)?;
+            }
+        }
     }
     Ok(())
+}
+
+/// Draw every named state to `<dir>/<name>.svg`, writing each file atomically.
+pub fn write_screenshots(dir: &Path) -> Result<Vec<(String, &'static str)>, CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| CliError(format!("{}: {e}", dir.display())))?;
+    let mut written = Vec::new();
+    for state in crate::tui::states::STATES {
+        let (app, buf) = crate::tui::states::render_state(state);
+        let svg = crate::tui::svg::buffer_to_svg(&buf, app.theme.preview_fg, app.theme.preview_bg);
+        let path = dir.join(format!("{}.svg", state.name));
+        crate::files::write_atomic(&path, svg.as_bytes())
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        written.push((path.display().to_string(), state.about));
+    }
+    Ok(written)
+}
+
+/// Open the planner: load the catalog, theme and model first, so a bad file is reported
+/// on the normal screen before the terminal switches mode.
+pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
+    let catalog = load_catalog(&cli.catalog)?;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let spec = cli
+        .theme
+        .clone()
+        .unwrap_or_else(|| if no_color { "mono".into() } else { "default".into() });
+    let user_themes = crate::catalog::user_config_dir().map(|d| d.join("themes"));
+    let theme = crate::tui::theme::Theme::load(&spec, user_themes.as_deref())?;
+    let (imported, start) = match &cli.model {
+        None => (None, None),
+        Some(id) if catalog.model(id).is_some() => (None, catalog.model(id).map(|m| m.id.clone())),
+        Some(other) => (Some(resolve_model(&catalog, other)?), None),
+    };
+    let mut app = crate::tui::app::App::new(catalog, theme, imported, start.as_deref());
+    app.mouse = cli.mouse;
+    Ok(app)
 }

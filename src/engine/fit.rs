@@ -132,9 +132,10 @@ pub fn evaluate(
     }
 }
 
-/// Every card alone and in every combo size, sorted: fitting single cards first, then fitting
-/// combos (seed 003: a single card is preferred when one fits), then the rest; within each
-/// group the cheapest first, unpriced last, then the most free memory.
+/// Every card alone and in every combo size, sorted: priced fitting single cards first, then
+/// priced fitting combos (seed 003: a single card is preferred when one fits), then fitting
+/// options without a price (singles, then combos), then the rest; within each group the
+/// cheapest first, then the most free memory.
 pub fn options(
     gpus: &[Gpu],
     scenario: &Scenario,
@@ -157,10 +158,12 @@ pub fn options(
 }
 
 fn group(o: &FitOption) -> u8 {
-    match (o.verdict.is_fit(), o.is_combo()) {
-        (true, false) => 0,
-        (true, true) => 1,
-        (false, _) => 2,
+    match (o.verdict.is_fit(), o.price_usd_month.is_some(), o.is_combo()) {
+        (true, true, false) => 0,
+        (true, true, true) => 1,
+        (true, false, false) => 2,
+        (true, false, true) => 3,
+        (false, _, _) => 4,
     }
 }
 
@@ -177,6 +180,35 @@ pub fn sort_options(options: &mut [FitOption]) {
             .then_with(|| b.free_bytes.total_cmp(&a.free_bytes))
             .then_with(|| a.count.cmp(&b.count))
     });
+}
+
+/// The largest requirement that `count` cards of `capacity` bytes in all hold without being
+/// tight: where the bar draws its margin marker.
+pub fn largest_comfortable_need(rule: TightRule, count: u32, capacity: f64) -> f64 {
+    match rule {
+        TightRule::Seed if count <= 1 => capacity - TIGHT_SINGLE_BYTES,
+        TightRule::Seed => capacity - TIGHT_PER_CARD_BYTES * f64::from(count),
+        TightRule::Margin(fraction) => capacity / (1.0 + fraction),
+    }
+    .max(0.0)
+}
+
+/// Indices into `options` (kept in their order) with one row per card: the smallest count
+/// that fits, or for a card that fits in no count, its single-card row.
+pub fn one_row_per_card(options: &[FitOption]) -> Vec<usize> {
+    let mut seen = std::collections::HashSet::new();
+    let mut rows: Vec<usize> = Vec::new();
+    for (i, o) in options.iter().enumerate() {
+        if o.verdict.is_fit() && seen.insert(o.gpu) {
+            rows.push(i);
+        }
+    }
+    for (i, o) in options.iter().enumerate() {
+        if o.count == 1 && !seen.contains(&o.gpu) {
+            rows.push(i);
+        }
+    }
+    rows
 }
 
 /// The pick of seed 003 section 05: the first priced option that fits.
@@ -196,6 +228,13 @@ mod tests {
         assert!(!is_tight(TightRule::Seed, 1, 10e9, 5e9));
         assert!(is_tight(TightRule::Seed, 8, 10e9, 15.9e9), "1.99 GB per card");
         assert!(!is_tight(TightRule::Seed, 8, 10e9, 16e9));
+    }
+
+    #[test]
+    fn margin_marker_sits_where_tight_begins() {
+        assert_eq!(largest_comfortable_need(TightRule::Seed, 1, 80e9), 75e9);
+        assert_eq!(largest_comfortable_need(TightRule::Seed, 4, 320e9), 312e9);
+        assert_eq!(largest_comfortable_need(TightRule::Margin(0.25), 1, 100e9), 80e9);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod choice;
 pub mod decode;
+pub mod explain;
 pub mod fit;
 pub mod gpu;
 pub mod lookup;

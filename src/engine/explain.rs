@@ -1,0 +1,105 @@
+//! The explain view's text for a card or combo: every figure with its formula and numbers.
+
+use super::choice::Choice;
+use super::fit::{FitOption, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
+use super::gpu::{Gpu, HOURS_PER_MONTH};
+use super::plan::Plan;
+use super::scenario::{Scenario, TightRule};
+use super::units::{format_gb, format_usd};
+
+/// Lines explaining why `option` got its verdict, price and decode ceiling.
+pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
+    let n = option.count;
+    let need = plan.total_bytes();
+    let mut lines = vec![
+        format!(
+            "{}{}",
+            if n > 1 { format!("{n}× ") } else { String::new() },
+            gpu.name
+        ),
+        format!(
+            "capacity: {n} × {} GB (marketed, 1 GB = 10⁹ B) = {}",
+            gpu.memory_gb,
+            format_gb(option.capacity_bytes)
+        ),
+        format!(
+            "requirement ({}, {}): {}",
+            scenario.method.label(),
+            scenario.convention.id(),
+            format_gb(need)
+        ),
+        format!(
+            "free: {} − {} = {}{}",
+            format_gb(option.capacity_bytes),
+            format_gb(need),
+            format_gb(option.free_bytes),
+            if n > 1 {
+                format!(" ({} per card)", format_gb(option.free_bytes_per_card))
+            } else {
+                String::new()
+            }
+        ),
+    ];
+    let rule = match scenario.tight_rule {
+        TightRule::Seed if n == 1 => format!("tight below {} left (seed 003)", format_gb(TIGHT_SINGLE_BYTES)),
+        TightRule::Seed => format!(
+            "tight below {} left per card (seed 003)",
+            format_gb(TIGHT_PER_CARD_BYTES)
+        ),
+        TightRule::Margin(f) => format!(
+            "tight below {:.0} % of the requirement left (seed 004)",
+            f * 100.0
+        ),
+    };
+    let verdict = match option.verdict {
+        Verdict::Fits => format!("verdict: fits — {rule}"),
+        Verdict::Tight => format!("verdict: TIGHT — {rule}"),
+        Verdict::No => format!(
+            "verdict: does not fit — {}",
+            option.reason.as_deref().unwrap_or("")
+        ),
+    };
+    lines.push(verdict);
+    match (option.price_usd_month, gpu.monthly_price_usd(n)) {
+        (Some(p), Some((_, offer))) => {
+            let list = offer.price
+                * if offer.per == super::gpu::Per::Hour {
+                    HOURS_PER_MONTH
+                } else {
+                    1.0
+                };
+            let discount = offer.discount_for(n);
+            lines.push(format!(
+                "price: {} × {} {}/month{} = {}/month ({}, {}/hour over {HOURS_PER_MONTH} h)",
+                n,
+                format_usd(list),
+                offer.currency,
+                if discount > 0.0 {
+                    format!(" × (1 − {:.0} %)", discount * 100.0)
+                } else {
+                    String::new()
+                },
+                format_usd(p),
+                offer.provider,
+                format_usd(p / HOURS_PER_MONTH)
+            ));
+        }
+        _ if !gpu.offers.is_empty() => lines.push(format!(
+            "price: offered only in groups of {}",
+            gpu.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
+        )),
+        _ => lines.push("price: no offer in the catalog".into()),
+    }
+    match (option.decode_tokens_per_s, plan.breakdown.decode_bytes_per_token) {
+        (Some(t), Some(bytes)) => lines.push(format!(
+            "decode ≤ {n} × {} GB/s ÷ {} per token = {t:.1} tokens/s (a bandwidth ceiling, not a benchmark)",
+            gpu.bandwidth_gbs,
+            format_gb(bytes)
+        )),
+        _ => lines.push("decode: training plan, no decode ceiling".into()),
+    }
+    if let Some(f) = &plan.breakdown.decode_formula {
+        lines.push(format!("bytes per token: {f}"));
+    }
+    lines
+}

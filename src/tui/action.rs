@@ -1,0 +1,71 @@
+//! Everything a key press (or click) can ask the planner to do.
+
+/// The four panes, in Tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pane {
+    Models,
+    Workload,
+    Bar,
+    Cards,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 4] = [Pane::Models, Pane::Workload, Pane::Bar, Pane::Cards];
+
+    pub fn next(self) -> Pane {
+        let i = Self::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+
+    pub fn prev(self) -> Pane {
+        let i = Self::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        Self::ALL[(i + Self::ALL.len() - 1) % Self::ALL.len()]
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Models => "Models",
+            Pane::Workload => "Workload",
+            Pane::Bar => "Memory",
+            Pane::Cards => "Cards",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    NextPane,
+    PrevPane,
+    Focus(Pane),
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Select,
+    StartFilter,
+    FilterChar(char),
+    FilterBackspace,
+    /// Leave filter typing, keeping the filter.
+    EndFilter,
+    /// Close an overlay, leave the filter, or (with nothing open) quit.
+    Back,
+    ToggleCombos,
+    Explain,
+    Help,
+    CycleMethod,
+    CycleWeights,
+    CycleKv,
+    ContextUp,
+    ContextDown,
+    BatchUp,
+    BatchDown,
+    /// Click at a screen cell (mouse mode).
+    Click(u16, u16),
+    ScrollUp(u16, u16),
+    ScrollDown(u16, u16),
+}

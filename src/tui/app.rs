@@ -1,0 +1,577 @@
+//! The planner's state and its update function: key → action → scenario → plan.
+//! Nothing here draws; the view reads this state.
+
+use ratatui::layout::Rect;
+
+use super::action::{Action, Pane};
+use super::theme::Theme;
+use crate::catalog::Catalog;
+use crate::engine::fit::one_row_per_card;
+use crate::engine::{
+    Choice, FitOption, KvPrecision, Method, Model, Plan, Scenario, SegmentKind, TightRule, plan,
+};
+
+/// Context lengths a slider steps through: powers of two and the common marketed sizes.
+pub const CONTEXT_STEPS: &[u64] = &[
+    512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131_072, 200_000, 262_144, 524_288, 1_048_576,
+];
+pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
+pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
+
+/// The workload pane's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    Method,
+    Weights,
+    Kv,
+    Context,
+    Batch,
+    LoraRank,
+    Tight,
+}
+
+impl Knob {
+    pub const ALL: [Knob; 7] = [
+        Knob::Method,
+        Knob::Weights,
+        Knob::Kv,
+        Knob::Context,
+        Knob::Batch,
+        Knob::LoraRank,
+        Knob::Tight,
+    ];
+
+    pub fn label(self, method: Method) -> &'static str {
+        match self {
+            Knob::Method => "Method",
+            Knob::Weights => "Weights",
+            Knob::Kv => "KV cache",
+            Knob::Context if method.is_training() => "Sequence",
+            Knob::Context => "Context",
+            Knob::Batch => "Batch",
+            Knob::LoraRank => "LoRA rank",
+            Knob::Tight => "Tight when",
+        }
+    }
+
+    /// Whether the knob changes anything for this method.
+    pub fn applies(self, method: Method) -> bool {
+        match self {
+            Knob::Kv => method == Method::Inference,
+            Knob::LoraRank => matches!(method, Method::Lora | Method::Qlora),
+            _ => true,
+        }
+    }
+}
+
+/// What floats over the panes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Overlay {
+    None,
+    Help,
+    ExplainSegments,
+    ExplainCard(usize, u32),
+}
+
+/// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
+pub fn step(steps: &[u64], value: u64, up: bool) -> u64 {
+    if up {
+        steps.iter().copied().find(|s| *s > value).unwrap_or(value)
+    } else {
+        steps.iter().rev().copied().find(|s| *s < value).unwrap_or(value)
+    }
+}
+
+pub fn tight_rule_label(rule: TightRule) -> String {
+    match rule {
+        TightRule::Seed => "< 5 GB free (2 GB/card)".into(),
+        TightRule::Margin(f) => format!("< {:.0} % margin", f * 100.0),
+    }
+}
+
+/// What the view depends on, to tell whether an action changed anything.
+#[derive(PartialEq)]
+struct Fingerprint {
+    model: usize,
+    model_cursor: usize,
+    filter: String,
+    filtering: bool,
+    scenario: Scenario,
+    focus: Pane,
+    knob: usize,
+    segment: usize,
+    card_cursor: Option<(usize, u32)>,
+    pinned: Option<(usize, u32)>,
+    all_combos: bool,
+    overlay: Overlay,
+    overlay_scroll: u16,
+    quit: bool,
+}
+
+pub struct App {
+    pub catalog: Catalog,
+    /// Display order: an imported model first, then the catalog by family and size.
+    pub models: Vec<Model>,
+    pub model: usize,
+    pub model_cursor: usize,
+    pub filter: String,
+    pub filtering: bool,
+    pub scenario: Scenario,
+    pub plan: Plan,
+    pub focus: Pane,
+    pub knob: usize,
+    pub segment: usize,
+    /// The card row under the cursor, by (card, count), so it survives re-sorting.
+    pub card_cursor: Option<(usize, u32)>,
+    /// The card the bar is drawn against; `None` follows the cheapest fit.
+    pub pinned: Option<(usize, u32)>,
+    pub all_combos: bool,
+    pub overlay: Overlay,
+    pub overlay_scroll: u16,
+    pub theme: Theme,
+    pub quit: bool,
+    pub mouse: bool,
+    /// Written by the view: the last screen size and list scroll offsets (for mouse hits).
+    pub last_area: Rect,
+    pub model_offset: usize,
+    pub card_offset: usize,
+}
+
+impl App {
+    /// A planner over `catalog`, starting on `start_model` (an id in the catalog, or an
+    /// imported model shown first).
+    pub fn new(catalog: Catalog, theme: Theme, imported: Option<Model>, start: Option<&str>) -> App {
+        let mut models: Vec<Model> = catalog.models.clone();
+        models.sort_by(|a, b| {
+            a.family
+                .to_lowercase()
+                .cmp(&b.family.to_lowercase())
+                .then(a.params().total.cmp(&b.params().total))
+        });
+        let mut first = None;
+        if let Some(m) = imported {
+            first = Some(m.id.clone());
+            models.insert(0, m);
+        }
+        let wanted = start
+            .map(str::to_string)
+            .or(first)
+            .unwrap_or_else(|| "llama-3.1-70b".into());
+        let model = models.iter().position(|m| m.id == wanted).unwrap_or(0);
+        let scenario = Scenario::seed_inference(crate::engine::WeightPrecision::Bf16);
+        let plan = plan(&models[model], &catalog.gpus, &scenario, true);
+        App {
+            catalog,
+            models,
+            model,
+            model_cursor: model,
+            filter: String::new(),
+            filtering: false,
+            scenario,
+            plan,
+            focus: Pane::Workload,
+            knob: 0,
+            segment: 0,
+            card_cursor: None,
+            pinned: None,
+            all_combos: false,
+            overlay: Overlay::None,
+            overlay_scroll: 0,
+            theme,
+            quit: false,
+            mouse: false,
+            last_area: Rect::default(),
+            model_offset: 0,
+            card_offset: 0,
+        }
+    }
+
+    pub fn current_model(&self) -> &Model {
+        &self.models[self.model]
+    }
+
+    /// Indices into `models` that pass the filter.
+    pub fn visible_models(&self) -> Vec<usize> {
+        let f = self.filter.to_lowercase();
+        self.models
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                f.is_empty()
+                    || m.id.to_lowercase().contains(&f)
+                    || m.name.to_lowercase().contains(&f)
+                    || m.family.to_lowercase().contains(&f)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Indices into `plan.options` shown in the cards pane.
+    pub fn visible_cards(&self) -> Vec<usize> {
+        if self.all_combos {
+            (0..self.plan.options.len()).collect()
+        } else {
+            one_row_per_card(&self.plan.options)
+        }
+    }
+
+    /// The option the memory bar is drawn against.
+    pub fn target(&self) -> Option<&FitOption> {
+        self.pinned
+            .and_then(|(g, n)| self.find_option(g, n))
+            .or_else(|| self.plan.best())
+            .or_else(|| self.plan.options.first())
+    }
+
+    pub fn find_option(&self, gpu: usize, count: u32) -> Option<&FitOption> {
+        self.plan
+            .options
+            .iter()
+            .find(|o| o.gpu == gpu && o.count == count)
+    }
+
+    /// Row of the card cursor among the visible cards.
+    pub fn card_cursor_row(&self) -> usize {
+        let rows = self.visible_cards();
+        self.card_cursor
+            .and_then(|(g, n)| {
+                rows.iter()
+                    .position(|&i| self.plan.options[i].gpu == g && self.plan.options[i].count == n)
+            })
+            .unwrap_or(0)
+    }
+
+    /// The segments drawn, in bar order.
+    pub fn bar_segments(&self) -> Vec<SegmentKind> {
+        SegmentKind::ALL
+            .iter()
+            .copied()
+            .filter(|k| self.plan.breakdown.segment(*k).is_some())
+            .collect()
+    }
+
+    fn recompute(&mut self) {
+        self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
+        let n = self.bar_segments().len();
+        if self.segment >= n {
+            self.segment = n.saturating_sub(1);
+        }
+    }
+
+    /// Apply one action. Returns whether anything visible changed (no change, no redraw).
+    pub fn update(&mut self, action: Action) -> bool {
+        let before = self.snapshot();
+        self.apply(action);
+        self.snapshot() != before
+    }
+
+    /// A cheap fingerprint of what the view shows.
+    fn snapshot(&self) -> Fingerprint {
+        Fingerprint {
+            model: self.model,
+            model_cursor: self.model_cursor,
+            filter: self.filter.clone(),
+            filtering: self.filtering,
+            scenario: self.scenario.clone(),
+            focus: self.focus,
+            knob: self.knob,
+            segment: self.segment,
+            card_cursor: self.card_cursor,
+            pinned: self.pinned,
+            all_combos: self.all_combos,
+            overlay: self.overlay,
+            overlay_scroll: self.overlay_scroll,
+            quit: self.quit,
+        }
+    }
+
+    fn apply(&mut self, action: Action) {
+        if self.overlay != Overlay::None {
+            match action {
+                Action::Back | Action::Explain
+                    if matches!(self.overlay, Overlay::ExplainSegments | Overlay::ExplainCard(..)) =>
+                {
+                    self.overlay = Overlay::None;
+                    return;
+                }
+                Action::Back | Action::Help => {
+                    self.overlay = Overlay::None;
+                    return;
+                }
+                Action::Up => {
+                    self.overlay_scroll = self.overlay_scroll.saturating_sub(1);
+                    return;
+                }
+                Action::Down => {
+                    self.overlay_scroll = self.overlay_scroll.saturating_add(1);
+                    return;
+                }
+                Action::Quit
+                | Action::CycleMethod
+                | Action::CycleWeights
+                | Action::CycleKv
+                | Action::ContextUp
+                | Action::ContextDown
+                | Action::BatchUp
+                | Action::BatchDown => {}
+                _ => return,
+            }
+        }
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Back if self.filtering => self.filtering = false,
+            Action::Back if !self.filter.is_empty() => self.filter.clear(),
+            Action::Back => self.quit = true,
+            Action::NextPane => self.focus = self.focus.next(),
+            Action::PrevPane => self.focus = self.focus.prev(),
+            Action::Focus(p) => self.focus = p,
+            Action::Help => {
+                self.overlay = Overlay::Help;
+                self.overlay_scroll = 0;
+            }
+            Action::Explain => {
+                self.overlay_scroll = 0;
+                self.overlay = match (self.focus, self.card_or_target()) {
+                    (Pane::Cards, Some((g, n))) => Overlay::ExplainCard(g, n),
+                    _ => Overlay::ExplainSegments,
+                };
+            }
+            Action::ToggleCombos => self.all_combos = !self.all_combos,
+            Action::StartFilter => {
+                self.focus = Pane::Models;
+                self.filtering = true;
+            }
+            Action::FilterChar(c) => {
+                self.filter.push(c);
+                self.follow_filter();
+            }
+            Action::FilterBackspace => {
+                self.filter.pop();
+                self.follow_filter();
+            }
+            Action::EndFilter => self.filtering = false,
+            Action::CycleMethod => self.change(Knob::Method, true),
+            Action::CycleWeights => self.change(Knob::Weights, true),
+            Action::CycleKv => self.change(Knob::Kv, true),
+            Action::ContextUp => self.change(Knob::Context, true),
+            Action::ContextDown => self.change(Knob::Context, false),
+            Action::BatchUp => self.change(Knob::Batch, true),
+            Action::BatchDown => self.change(Knob::Batch, false),
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-10),
+            Action::PageDown => self.move_by(10),
+            Action::Home => self.move_by(-100_000),
+            Action::End => self.move_by(100_000),
+            Action::Left | Action::Right => {
+                let up = action == Action::Right;
+                match self.focus {
+                    Pane::Workload => self.change(Knob::ALL[self.knob], up),
+                    Pane::Bar => {
+                        let n = self.bar_segments().len().max(1);
+                        self.segment = if up {
+                            (self.segment + 1) % n
+                        } else {
+                            (self.segment + n - 1) % n
+                        };
+                    }
+                    Pane::Models | Pane::Cards => {}
+                }
+            }
+            Action::Select => match self.focus {
+                Pane::Cards => {
+                    let rows = self.visible_cards();
+                    if let Some(&i) = rows.get(self.card_cursor_row()) {
+                        let o = &self.plan.options[i];
+                        self.pinned = Some((o.gpu, o.count));
+                    }
+                }
+                Pane::Models => self.focus = Pane::Workload,
+                _ => {}
+            },
+            Action::Click(x, y) => self.click(x, y, false),
+            Action::ScrollUp(x, y) => {
+                self.click(x, y, true);
+                self.move_by(-3);
+            }
+            Action::ScrollDown(x, y) => {
+                self.click(x, y, true);
+                self.move_by(3);
+            }
+        }
+    }
+
+    fn card_or_target(&self) -> Option<(usize, u32)> {
+        let rows = self.visible_cards();
+        rows.get(self.card_cursor_row())
+            .map(|&i| (self.plan.options[i].gpu, self.plan.options[i].count))
+    }
+
+    /// Keep the model cursor on a visible model while the filter changes; pick it.
+    fn follow_filter(&mut self) {
+        let visible = self.visible_models();
+        if let Some(&first) = visible.first()
+            && !visible.contains(&self.model_cursor)
+        {
+            self.model_cursor = first;
+            self.set_model(first);
+        }
+    }
+
+    fn set_model(&mut self, index: usize) {
+        if index != self.model {
+            self.model = index;
+            self.recompute();
+        }
+    }
+
+    fn move_by(&mut self, delta: i64) {
+        let clamp = |pos: usize, len: usize| -> usize {
+            (pos as i64 + delta).clamp(0, len.saturating_sub(1) as i64) as usize
+        };
+        match self.focus {
+            Pane::Models => {
+                let visible = self.visible_models();
+                let pos = visible.iter().position(|&i| i == self.model_cursor).unwrap_or(0);
+                if let Some(&next) = visible.get(clamp(pos, visible.len())) {
+                    self.model_cursor = next;
+                    self.set_model(next);
+                }
+            }
+            Pane::Workload => self.knob = clamp(self.knob, Knob::ALL.len()),
+            Pane::Bar => {
+                let n = self.bar_segments().len();
+                self.segment = clamp(self.segment, n);
+            }
+            Pane::Cards => {
+                let rows = self.visible_cards();
+                if let Some(&i) = rows.get(clamp(self.card_cursor_row(), rows.len())) {
+                    self.card_cursor = Some((self.plan.options[i].gpu, self.plan.options[i].count));
+                }
+            }
+        }
+    }
+
+    /// Change one knob one step and re-plan.
+    pub fn change(&mut self, knob: Knob, up: bool) {
+        let sc = &mut self.scenario;
+        let cycle = |v: usize, n: usize| if up { (v + 1) % n } else { (v + n - 1) % n };
+        match knob {
+            Knob::Method => {
+                sc.method = if up { sc.method.next() } else { sc.method.prev() };
+                if (Scenario {
+                    weights: sc.weights,
+                    ..sc.clone()
+                })
+                .validate()
+                .is_err()
+                {
+                    sc.weights = sc.method.default_weights();
+                }
+            }
+            Knob::Weights => {
+                let valid: Vec<_> = crate::engine::WeightPrecision::ALL
+                    .iter()
+                    .copied()
+                    .filter(|w| {
+                        Scenario {
+                            weights: *w,
+                            ..sc.clone()
+                        }
+                        .validate()
+                        .is_ok()
+                    })
+                    .collect();
+                let pos = valid.iter().position(|w| *w == sc.weights).unwrap_or(0);
+                sc.weights = valid[cycle(pos, valid.len())];
+            }
+            Knob::Kv => sc.kv = if up { sc.kv.next() } else { sc.kv.prev() },
+            Knob::Context => sc.context = step(CONTEXT_STEPS, sc.context, up),
+            Knob::Batch => sc.batch = step(BATCH_STEPS, sc.batch, up),
+            Knob::LoraRank => sc.lora_rank = step(RANK_STEPS, sc.lora_rank, up),
+            Knob::Tight => {
+                let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
+                sc.tight_rule = TIGHT_RULES[cycle(pos, TIGHT_RULES.len())];
+            }
+        }
+        self.recompute();
+    }
+
+    /// Focus the pane under a click, and put the cursor on the clicked row.
+    fn click(&mut self, x: u16, y: u16, focus_only: bool) {
+        let Some(layout) = super::ui::layout::PlannerLayout::new(self.last_area) else {
+            return;
+        };
+        let Some((pane, rect)) = layout.pane_at(x, y) else {
+            return;
+        };
+        self.focus = pane;
+        if focus_only || y <= rect.y {
+            return;
+        }
+        let row = (y - rect.y - 1) as usize;
+        match pane {
+            Pane::Models => {
+                let visible = self.visible_models();
+                if let Some(&i) = visible.get(self.model_offset + row) {
+                    self.model_cursor = i;
+                    self.set_model(i);
+                }
+            }
+            Pane::Workload => {
+                if row < Knob::ALL.len() {
+                    self.knob = row;
+                }
+            }
+            Pane::Cards => {
+                let rows = self.visible_cards();
+                // One header row above the cards.
+                if row >= 1
+                    && let Some(&i) = rows.get(self.card_offset + row - 1)
+                {
+                    self.card_cursor = Some((self.plan.options[i].gpu, self.plan.options[i].count));
+                }
+            }
+            Pane::Bar => {}
+        }
+    }
+
+    /// Value text of a knob, for the workload pane.
+    pub fn knob_value(&self, knob: Knob) -> String {
+        let sc = &self.scenario;
+        match knob {
+            Knob::Method => sc.method.label().into(),
+            Knob::Weights => sc.weights.label().into(),
+            Knob::Kv => sc.kv.label().into(),
+            Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
+            Knob::Batch => sc.batch.to_string(),
+            Knob::LoraRank => sc.lora_rank.to_string(),
+            Knob::Tight => tight_rule_label(sc.tight_rule),
+        }
+    }
+
+    /// For tests and scripted states: KV precision by id.
+    pub fn set_kv(&mut self, kv: KvPrecision) {
+        self.scenario.kv = kv;
+        self.recompute();
+    }
+
+    /// Replace the scenario (from the CLI or a test) and re-plan.
+    pub fn set_scenario(&mut self, scenario: Scenario) {
+        self.scenario = scenario;
+        self.recompute();
+    }
+
+    /// Select a model by id; false if unknown.
+    pub fn select_model(&mut self, id: &str) -> bool {
+        match self.models.iter().position(|m| m.id == id) {
+            Some(i) => {
+                self.model_cursor = i;
+                self.set_model(i);
+                true
+            }
+            None => false,
+        }
+    }
+}

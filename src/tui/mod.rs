@@ -1,0 +1,71 @@
+//! The interactive planner: ratatui + crossterm over the engine.
+
+pub mod action;
+pub mod app;
+pub mod keymap;
+pub mod states;
+pub mod svg;
+pub mod theme;
+pub mod ui;
+
+use std::io;
+
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseEventKind};
+use crossterm::execute;
+use ratatui::DefaultTerminal;
+
+use self::action::Action;
+use self::app::App;
+
+/// Translate a terminal event into an action (none for key releases and unbound keys).
+pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
+    match event {
+        Event::Key(k) if k.kind == KeyEventKind::Press => keymap::action_for(k, app.filtering),
+        Event::Mouse(m) if app.mouse => match m.kind {
+            MouseEventKind::Down(_) => Some(Action::Click(m.column, m.row)),
+            MouseEventKind::ScrollUp => Some(Action::ScrollUp(m.column, m.row)),
+            MouseEventKind::ScrollDown => Some(Action::ScrollDown(m.column, m.row)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Run the planner until the user quits. The terminal is restored on return, on error and
+/// (through the hook `ratatui::init` installs, extended here for the mouse) on panic.
+pub fn run(mut app: App) -> color_eyre::Result<()> {
+    let mouse = app.mouse;
+    if mouse {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = execute!(io::stdout(), DisableMouseCapture);
+            previous(info);
+        }));
+    }
+    let mut terminal = ratatui::init();
+    if mouse {
+        execute!(io::stdout(), EnableMouseCapture)?;
+    }
+    let result = event_loop(&mut terminal, &mut app);
+    if mouse {
+        let _ = execute!(io::stdout(), DisableMouseCapture);
+    }
+    ratatui::restore();
+    result
+}
+
+fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> color_eyre::Result<()> {
+    terminal.draw(|f| ui::view(f, app))?;
+    while !app.quit {
+        // Blocking read: nothing animates, so an idle planner uses no CPU.
+        let event = event::read()?;
+        let changed = match action_for_event(app, &event) {
+            Some(action) => app.update(action),
+            None => matches!(event, Event::Resize(..)),
+        };
+        if changed && !app.quit {
+            terminal.draw(|f| ui::view(f, app))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! Named screen states: the snapshot tests and `vramfit screenshots` draw the same ones.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+use super::action::{Action, Pane};
+use super::app::App;
+use super::theme::Theme;
+use super::ui;
+use crate::catalog::Catalog;
+use crate::engine::{Method, Scenario, WeightPrecision};
+
+/// One state: name, what it shows, size, theme, and how to get there from a fresh app.
+pub struct State {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub width: u16,
+    pub height: u16,
+    pub theme: &'static str,
+    pub setup: fn(&mut App),
+}
+
+fn pin(app: &mut App, gpu: &str, count: u32) {
+    if let Some(g) = app.catalog.gpu_index(gpu) {
+        app.pinned = Some((g, count));
+        app.card_cursor = Some((g, count));
+    }
+}
+
+fn seventy_fp8(app: &mut App) {
+    app.select_model("llama-3.1-70b");
+    app.set_scenario(Scenario::seed_inference(WeightPrecision::Fp8));
+    pin(app, "h100-pcie", 1);
+}
+
+pub const STATES: &[State] = &[
+    State {
+        name: "inference-80x24",
+        about: "Llama 3.1 70B BF16 inference at 8k: the start screen",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |_| {},
+    },
+    State {
+        name: "inference-160x48",
+        about: "the start screen on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |_| {},
+    },
+    State {
+        name: "tight-80x24",
+        about: "70B FP8 on one H100 PCIe: tight (4.76 GB left)",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "overflow-80x24",
+        about: "70B FP8 at 32k context on one H100 PCIe: does not fit",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.set_scenario(Scenario {
+                context: 32768,
+                ..Scenario::seed_inference(WeightPrecision::Fp8)
+            });
+            a.focus = Pane::Bar;
+        },
+    },
+    State {
+        name: "overflow-160x48",
+        about: "the same overflow on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.set_scenario(Scenario {
+                context: 32768,
+                ..Scenario::seed_inference(WeightPrecision::Fp8)
+            });
+        },
+    },
+    State {
+        name: "full-80x24",
+        about: "Llama 3.1 8B full fine-tune: combos only",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-8b");
+            a.set_scenario(Scenario::seed_training(Method::Full));
+        },
+    },
+    State {
+        name: "lora-80x24",
+        about: "Qwen3 14B LoRA, rank 16",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.select_model("qwen3-14b");
+            a.set_scenario(Scenario::seed_training(Method::Lora));
+            a.focus = Pane::Workload;
+            a.knob = 5;
+        },
+    },
+    State {
+        name: "qlora-160x48",
+        about: "Llama 3.1 70B QLoRA with every combo listed",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.set_scenario(Scenario::seed_training(Method::Qlora));
+            a.all_combos = true;
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "explain-80x24",
+        about: "explain: every segment's formula with the numbers",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.focus = Pane::Bar;
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "explain-card-160x48",
+        about: "explain a card: capacity, verdict rule, price, decode ceiling",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.focus = Pane::Cards;
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "help-80x24",
+        about: "help: every key, from the key map",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.update(Action::Help);
+        },
+    },
+    State {
+        name: "filter-80x24",
+        about: "typing a model filter",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.update(Action::StartFilter);
+            for c in "qwen3".chars() {
+                a.update(Action::FilterChar(c));
+            }
+        },
+    },
+    State {
+        name: "mono-80x24",
+        about: "the monochrome theme (NO_COLOR)",
+        width: 80,
+        height: 24,
+        theme: "mono",
+        setup: seventy_fp8,
+    },
+    State {
+        name: "light-160x48",
+        about: "the light theme",
+        width: 160,
+        height: 48,
+        theme: "light",
+        setup: seventy_fp8,
+    },
+    State {
+        name: "high-contrast-160x48",
+        about: "the high-contrast theme for projectors",
+        width: 160,
+        height: 48,
+        theme: "high-contrast",
+        setup: seventy_fp8,
+    },
+    State {
+        name: "too-small-50x15",
+        about: "below the minimum size",
+        width: 50,
+        height: 15,
+        theme: "default",
+        setup: |_| {},
+    },
+];
+
+/// A fresh app on the embedded catalog with a built-in theme.
+pub fn fresh_app(theme: &str) -> App {
+    let catalog = Catalog::embedded().expect("embedded catalog");
+    App::new(
+        catalog,
+        Theme::embedded(theme).expect("embedded theme"),
+        None,
+        None,
+    )
+}
+
+/// Draw an app into a test terminal of the given size.
+pub fn render(app: &mut App, width: u16, height: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal.draw(|f| ui::view(f, app)).expect("draw");
+    terminal.backend().buffer().clone()
+}
+
+/// Draw a named state.
+pub fn render_state(state: &State) -> (App, Buffer) {
+    let mut app = fresh_app(state.theme);
+    (state.setup)(&mut app);
+    let buf = render(&mut app, state.width, state.height);
+    (app, buf)
+}

@@ -1,0 +1,232 @@
+//! The stacked memory bar against one card or combo.
+//!
+//! ```text
+//! ██████████████████████████████████▓▓▓▪▪·······
+//!                                       ┆    ┃ 80 GB
+//! █ weights 70.55  ▓ KV cache 2.68  ▪ overhead 2.00   75.24 / 80 GB · 4.76 free · tight
+//! ```
+//! Segments past the capacity marker are drawn in the overflow style.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use crate::engine::fit::largest_comfortable_need;
+use crate::engine::units::to_gb;
+use crate::engine::{FitOption, Plan, SegmentKind, TightRule, Verdict};
+use crate::tui::theme::Theme;
+
+/// Split `width` cells among `values` in proportion, largest remainder first, so the
+/// parts add up to exactly `width` (when any value is positive).
+pub fn segment_widths(values: &[f64], width: u16) -> Vec<u16> {
+    let total: f64 = values.iter().filter(|v| **v > 0.0).sum();
+    if total <= 0.0 || width == 0 {
+        return vec![0; values.len()];
+    }
+    let exact: Vec<f64> = values
+        .iter()
+        .map(|v| v.max(0.0) / total * f64::from(width))
+        .collect();
+    let mut widths: Vec<u16> = exact.iter().map(|e| e.floor() as u16).collect();
+    let mut left = width - widths.iter().sum::<u16>();
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())));
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        if exact[i] > 0.0 {
+            widths[i] += 1;
+            left -= 1;
+        }
+    }
+    widths
+}
+
+pub struct MemoryBar<'a> {
+    pub plan: &'a Plan,
+    pub target: Option<&'a FitOption>,
+    pub tight_rule: TightRule,
+    pub theme: &'a Theme,
+    /// Segment highlighted in the legend (bar pane focused).
+    pub focused: Option<SegmentKind>,
+}
+
+impl Widget for MemoryBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.height == 0 || area.width < 10 {
+            return;
+        }
+        let t = self.theme;
+        let segs: Vec<(SegmentKind, f64)> = self
+            .plan
+            .breakdown
+            .segments
+            .iter()
+            .map(|s| (s.kind, s.bytes))
+            .collect();
+        let total = self.plan.total_bytes();
+        let capacity = self.target.map_or(total, |o| o.capacity_bytes);
+        let scale = total.max(capacity).max(1.0);
+        let width = area.width;
+
+        // Line 1: the bar itself. Free room up to the capacity is drawn as "free".
+        let mut values: Vec<f64> = segs.iter().map(|s| s.1).collect();
+        values.push((capacity - total).max(0.0));
+        let widths = segment_widths(&values, width);
+        let capacity_col = ((capacity / scale) * f64::from(width)).round() as u16;
+        let mut x = area.x;
+        for (i, w) in widths.iter().enumerate() {
+            let (symbol, style) = match segs.get(i) {
+                Some((kind, _)) => {
+                    let look = t.segment(*kind);
+                    (look.symbol.as_str(), look.style)
+                }
+                None => (t.free.symbol.as_str(), t.free.style),
+            };
+            for _ in 0..*w {
+                let over = x - area.x >= capacity_col;
+                let style = if over { style.patch(t.overflow) } else { style };
+                buf[(x, area.y)].set_symbol(symbol).set_style(style);
+                x += 1;
+            }
+        }
+
+        // Line 2: the capacity and margin markers with their figures.
+        if area.height >= 2 {
+            let y = area.y + 1;
+            if let Some(o) = self.target {
+                let comfortable = largest_comfortable_need(self.tight_rule, o.count, o.capacity_bytes);
+                let margin_col = ((comfortable / scale) * f64::from(width)).round() as u16;
+                let cap_x = area.x + capacity_col.min(width - 1);
+                let over = (total > capacity).then(|| format!("over by {:.2} GB", to_gb(total - capacity)));
+                let cap_gb = format!("{:.0} GB", to_gb(o.capacity_bytes));
+                let right = match &over {
+                    Some(over) => format!("┃ {cap_gb} · {over} ▶"),
+                    None => format!("┃ {cap_gb}"),
+                };
+                let cap_start = if cap_x + right.chars().count() as u16 <= area.x + width {
+                    buf.set_string(cap_x, y, &right, t.capacity);
+                    cap_x
+                } else {
+                    // No room right of the marker: the figures go to its left.
+                    let left = match &over {
+                        Some(over) => format!("{over} · {cap_gb} ┃"),
+                        None => format!("{cap_gb} ┃"),
+                    };
+                    let start = (cap_x + 1)
+                        .saturating_sub(left.chars().count() as u16)
+                        .max(area.x);
+                    buf.set_string(start, y, &left, t.capacity);
+                    start
+                };
+                if let Some(over) = &over {
+                    // The shortfall reads in the verdict's style as well.
+                    if let Some(pos) = buf_find(buf, y, area, over) {
+                        buf.set_string(pos, y, over, t.no.add_modifier(Modifier::BOLD));
+                    }
+                }
+                let margin_x = area.x + margin_col.min(width - 1);
+                if margin_col < capacity_col && margin_x < cap_start {
+                    buf.set_string(margin_x, y, "┆", t.margin);
+                    let label = " tight";
+                    if margin_x + 1 + label.len() as u16 <= cap_start {
+                        buf.set_string(margin_x + 1, y, label, t.margin.add_modifier(Modifier::DIM));
+                    }
+                }
+            }
+        }
+
+        // Line 3: the legend, with short labels when the full ones do not fit.
+        if area.height >= 3 {
+            let legend = |short: bool| -> Vec<Span> {
+                let mut spans = Vec::new();
+                for (kind, bytes) in &segs {
+                    let look = t.segment(*kind);
+                    let mut label_style = t.text;
+                    if self.focused == Some(*kind) {
+                        label_style = label_style.patch(t.cursor);
+                    }
+                    let text = if short {
+                        format!(" {} {:.1}", short_label(*kind), to_gb(*bytes))
+                    } else {
+                        format!(" {} {:.2}", kind.label(), to_gb(*bytes))
+                    };
+                    spans.push(Span::styled(look.symbol.clone(), look.style));
+                    spans.push(Span::styled(text, label_style));
+                    spans.push(Span::raw(if short { " " } else { "  " }));
+                }
+                spans.push(Span::styled("GB", t.dim));
+                spans
+            };
+            let full = Line::from(legend(false));
+            let line = if full.width() <= usize::from(width) {
+                full
+            } else {
+                Line::from(legend(true))
+            };
+            Paragraph::new(line).render(
+                Rect {
+                    y: area.y + 2,
+                    height: 1,
+                    ..area
+                },
+                buf,
+            );
+        }
+    }
+}
+
+/// Column where `text` starts on row `y` of `area`, if it was written there.
+fn buf_find(buf: &Buffer, y: u16, area: Rect, text: &str) -> Option<u16> {
+    let row: Vec<&str> = (area.x..area.x + area.width)
+        .map(|x| buf[(x, y)].symbol())
+        .collect();
+    let chars: Vec<String> = text.chars().map(|c| c.to_string()).collect();
+    (0..row.len().saturating_sub(chars.len() - 1))
+        .find(|&i| chars.iter().enumerate().all(|(k, c)| row[i + k] == c))
+        .map(|i| area.x + i as u16)
+}
+
+/// Four-letter segment names for narrow legends.
+fn short_label(kind: SegmentKind) -> &'static str {
+    match kind {
+        SegmentKind::Weights => "wts",
+        SegmentKind::KvCache => "KV",
+        SegmentKind::Activations => "act",
+        SegmentKind::Gradients => "grad",
+        SegmentKind::Optimizer => "opt",
+        SegmentKind::Adapter => "adpt",
+        SegmentKind::Overhead => "ovh",
+    }
+}
+
+/// Verdict as glyph + word + style, so it reads without colour.
+pub fn verdict_word(v: Verdict, t: &Theme) -> (String, Style) {
+    match v {
+        Verdict::Fits => ("✓ fits".into(), t.fits),
+        Verdict::Tight => ("! tight".into(), t.tight),
+        Verdict::No => ("✗ no".into(), t.no),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_add_up_to_the_width() {
+        assert_eq!(segment_widths(&[70.0, 2.7, 2.0, 5.3], 40).iter().sum::<u16>(), 40);
+        assert_eq!(segment_widths(&[1.0, 1.0, 1.0], 7), vec![3, 2, 2]);
+        assert_eq!(segment_widths(&[1.0, 2.0], 0), vec![0, 0]);
+        assert_eq!(segment_widths(&[1.0], 1), vec![1]);
+        assert_eq!(segment_widths(&[0.0, 0.0], 5), vec![0, 0]);
+        assert_eq!(
+            segment_widths(&[0.0, 3.0], 5),
+            vec![0, 5],
+            "an empty segment gets no cell"
+        );
+    }
+}

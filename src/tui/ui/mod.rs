@@ -1,0 +1,631 @@
+//! Drawing: reads the app state and the plan, computes nothing of the arithmetic.
+
+pub mod bar;
+pub mod layout;
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Constraint, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Block, BorderType, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
+
+use self::bar::{MemoryBar, verdict_word};
+use self::layout::{MIN_HEIGHT, MIN_WIDTH, PlannerLayout};
+use super::action::Pane;
+use super::app::{App, Knob, Overlay};
+use super::keymap::{BINDINGS, Scope, hints};
+use crate::engine::Choice;
+use crate::engine::explain::explain_option;
+use crate::engine::units::{format_params, format_usd, group_thousands, to_gb};
+
+/// Draw the whole screen.
+pub fn view(frame: &mut Frame, app: &mut App) {
+    let area = frame.area();
+    app.last_area = area;
+    let Some(layout) = PlannerLayout::new(area) else {
+        too_small(frame, area, app);
+        return;
+    };
+    title(frame, layout.title, app);
+    models(frame, layout.models, app);
+    workload(frame, layout.workload, app);
+    if let Some(r) = layout.breakdown {
+        breakdown(frame, r, app);
+    }
+    memory(frame, layout.bar, app);
+    cards(frame, layout.cards, app, layout.large);
+    status(frame, layout.status, app);
+    match app.overlay {
+        Overlay::None => {}
+        Overlay::Help => help(frame, area, app),
+        Overlay::ExplainSegments | Overlay::ExplainCard(..) => explain(frame, area, app),
+    }
+}
+
+fn too_small(frame: &mut Frame, area: Rect, app: &App) {
+    let text = format!(
+        "terminal too small: {}×{}, vramfit needs {MIN_WIDTH}×{MIN_HEIGHT}",
+        area.width, area.height
+    );
+    frame.render_widget(
+        Paragraph::new(text)
+            .style(app.theme.text)
+            .wrap(Wrap { trim: true })
+            .alignment(Alignment::Center),
+        area,
+    );
+}
+
+fn block<'a>(app: &App, pane: Pane, title: Line<'a>) -> Block<'a> {
+    let focused = app.focus == pane && app.overlay == Overlay::None;
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Plain
+        })
+        .border_style(if focused {
+            app.theme.border_focused
+        } else {
+            app.theme.border
+        })
+        .title(title)
+}
+
+fn pane_title<'a>(app: &App, pane: Pane, extra: &str) -> Line<'a> {
+    let style = if app.focus == pane {
+        app.theme.title
+    } else {
+        app.theme.header
+    };
+    Line::from(vec![
+        Span::styled(format!(" {}", pane.title()), style),
+        Span::styled(format!("{extra} "), app.theme.dim),
+    ])
+}
+
+fn title(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let m = app.current_model();
+    let p = app.plan.params;
+    let sc = &app.scenario;
+    let params = if p.active != p.total {
+        format!("{} ({} active)", format_params(p.total), format_params(p.active))
+    } else {
+        format_params(p.total)
+    };
+    let left = Line::from(vec![
+        Span::styled(" vramfit ", t.title.add_modifier(Modifier::REVERSED)),
+        Span::styled(format!(" {} ", m.name), t.text.add_modifier(Modifier::BOLD)),
+        Span::styled(
+            format!("{params} · {} {} · ", sc.method.label(), sc.weights.label()),
+            t.text,
+        ),
+        Span::styled(
+            format!("{} tok × {}", group_thousands(sc.context as i64), sc.batch),
+            t.text,
+        ),
+        Span::styled(format!(" · {} rules", sc.convention.id()), t.dim),
+    ]);
+    let best = match app.plan.best() {
+        Some(o) => {
+            let g = &app.catalog.gpus[o.gpu];
+            let name = if o.count > 1 {
+                format!("{}× {}", o.count, g.name)
+            } else {
+                g.name.clone()
+            };
+            let price = o
+                .price_usd_month
+                .map_or(String::new(), |p| format!(" {}/mo", format_usd(p)));
+            format!(" cheapest: {name}{price} ")
+        }
+        None => " nothing fits ".into(),
+    };
+    // The cheapest pick is shown on the right only where it leaves the left part whole.
+    let best_width = best.chars().count() as u16;
+    let left_width = left.width() as u16;
+    if area.width >= left_width + best_width {
+        let r = Rect {
+            x: area.x + area.width - best_width,
+            width: best_width,
+            ..area
+        };
+        frame.render_widget(Paragraph::new(Span::styled(best, t.key)), r);
+    }
+    frame.render_widget(Paragraph::new(left), area);
+}
+
+fn models(frame: &mut Frame, area: Rect, app: &mut App) {
+    let t = app.theme.clone();
+    let filter = if app.filtering || !app.filter.is_empty() {
+        format!(" /{}{}", app.filter, if app.filtering { "▏" } else { "" })
+    } else {
+        String::new()
+    };
+    let block = block(app, Pane::Models, pane_title(app, Pane::Models, &filter));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let visible = app.visible_models();
+    let height = inner.height as usize;
+    let cursor = visible.iter().position(|&i| i == app.model_cursor).unwrap_or(0);
+    app.model_offset = scroll_offset(app.model_offset, cursor, height, visible.len());
+    let mut lines = Vec::new();
+    if visible.is_empty() {
+        lines.push(Line::styled(" no model matches", t.dim));
+    }
+    for (row, &i) in visible.iter().enumerate().skip(app.model_offset).take(height) {
+        let m = &app.models[i];
+        let size = format_params(m.params().total);
+        let mark = if i == app.model { "▶" } else { " " };
+        let name_width = (inner.width as usize).saturating_sub(size.len() + 3);
+        let mut name: String = m.name.chars().take(name_width).collect();
+        if name.chars().count() < m.name.chars().count() && name_width > 1 {
+            name = format!("{}…", name.chars().take(name_width - 1).collect::<String>());
+        }
+        let mut style = if i == app.model {
+            t.text.add_modifier(Modifier::BOLD)
+        } else {
+            t.text
+        };
+        if row == cursor && app.focus == Pane::Models {
+            style = style.patch(t.cursor);
+        }
+        let pad = name_width.saturating_sub(name.chars().count());
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark}{name}{} ", " ".repeat(pad)), style),
+            Span::styled(
+                format!("{size:>w$} ", w = size.len()),
+                if row == cursor && app.focus == Pane::Models {
+                    style
+                } else {
+                    t.dim
+                },
+            ),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Keep `cursor` inside a window of `height` rows starting at `offset`.
+pub fn scroll_offset(offset: usize, cursor: usize, height: usize, len: usize) -> usize {
+    if height == 0 {
+        return 0;
+    }
+    let mut off = offset.min(len.saturating_sub(height));
+    if cursor < off {
+        off = cursor;
+    } else if cursor >= off + height {
+        off = cursor + 1 - height;
+    }
+    off
+}
+
+fn workload(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let block = block(app, Pane::Workload, pane_title(app, Pane::Workload, ""));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let method = app.scenario.method;
+    let lines: Vec<Line> = Knob::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let focused = app.focus == Pane::Workload && app.knob == i;
+            let applies = k.applies(method);
+            let value = app.knob_value(*k);
+            let base = if applies { t.text } else { t.dim };
+            let value_style = if focused {
+                base.patch(t.cursor)
+            } else {
+                base.add_modifier(Modifier::BOLD)
+            };
+            let mut spans = vec![
+                Span::styled(
+                    format!(" {:<10} ", k.label(method)),
+                    if focused { t.key } else { t.dim },
+                ),
+                Span::styled(if focused { "◀ " } else { "  " }, t.key),
+                Span::styled(value, value_style),
+                Span::styled(if focused { " ▶" } else { "" }, t.key),
+            ];
+            if !applies {
+                spans.push(Span::styled(
+                    if *k == Knob::Kv {
+                        "  (inference only)"
+                    } else {
+                        "  (LoRA/QLoRA only)"
+                    },
+                    t.dim,
+                ));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border)
+        .title(Line::styled(" Breakdown ", t.header));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let total = app.plan.total_bytes();
+    let mut rows: Vec<Row> = app
+        .plan
+        .breakdown
+        .segments
+        .iter()
+        .map(|s| {
+            let look = t.segment(s.kind);
+            Row::new(vec![
+                Cell::from(Line::from(vec![
+                    Span::styled(look.symbol.clone(), look.style),
+                    Span::styled(format!(" {}", s.kind.label()), t.text),
+                ])),
+                Cell::from(Line::styled(format!("{:>9.2} GB", to_gb(s.bytes)), t.text)),
+                Cell::from(Line::styled(
+                    format!("{:>5.1} %", 100.0 * s.bytes / total.max(1.0)),
+                    t.dim,
+                )),
+            ])
+        })
+        .collect();
+    rows.push(Row::new(vec![
+        Cell::from(Line::styled("  total", t.text.add_modifier(Modifier::BOLD))),
+        Cell::from(Line::styled(
+            format!("{:>9.2} GB", to_gb(total)),
+            t.text.add_modifier(Modifier::BOLD),
+        )),
+        Cell::from(""),
+    ]));
+    let kv = format!(
+        "KV {} B/token ({})",
+        group_thousands(app.plan.kv_bytes_per_token as i64),
+        app.scenario.kv.label()
+    );
+    let decode = app
+        .plan
+        .breakdown
+        .decode_bytes_per_token
+        .map(|b| format!(" · decode reads {:.2} GB/token", to_gb(b)))
+        .unwrap_or_default();
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(16),
+            Constraint::Length(13),
+            Constraint::Length(8),
+        ],
+    );
+    let [table_area, foot] =
+        ratatui::layout::Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+    frame.render_widget(table, table_area);
+    frame.render_widget(
+        Paragraph::new(Line::styled(format!(" {kv}{decode}"), t.dim)),
+        foot,
+    );
+}
+
+fn memory(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let target = app.target();
+    let against = match target {
+        Some(o) => {
+            let g = &app.catalog.gpus[o.gpu];
+            let pin = if app.pinned.is_some() {
+                ""
+            } else {
+                " (cheapest fit)"
+            };
+            if o.count > 1 {
+                format!(" vs {}× {}{pin}", o.count, g.name)
+            } else {
+                format!(" vs {}{pin}", g.name)
+            }
+        }
+        None => String::new(),
+    };
+    let mut block = block(app, Pane::Bar, pane_title(app, Pane::Bar, &against));
+    if let Some(o) = target {
+        let (word, style) = verdict_word(o.verdict, t);
+        let total = app.plan.total_bytes();
+        let room = if o.free_bytes >= 0.0 {
+            format!("{:.2} free", to_gb(o.free_bytes))
+        } else {
+            format!("{:.2} short", to_gb(-o.free_bytes))
+        };
+        block = block.title_bottom(
+            Line::from(vec![
+                Span::styled(
+                    format!(
+                        " {:.2} / {:.0} GB · {room} · ",
+                        to_gb(total),
+                        to_gb(o.capacity_bytes)
+                    ),
+                    t.text,
+                ),
+                Span::styled(word, style),
+                Span::raw(" "),
+            ])
+            .alignment(Alignment::Right),
+        );
+    }
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let focused = (app.focus == Pane::Bar)
+        .then(|| app.bar_segments().get(app.segment).copied())
+        .flatten();
+    frame.render_widget(
+        MemoryBar {
+            plan: &app.plan,
+            target,
+            tight_rule: app.scenario.tight_rule,
+            theme: t,
+            focused,
+        },
+        Rect {
+            x: inner.x + 1,
+            width: inner.width.saturating_sub(2),
+            ..inner
+        },
+    );
+}
+
+fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
+    let t = app.theme.clone();
+    let mode = if app.all_combos {
+        " all combos · c: one per card"
+    } else {
+        " one row per card · c: all combos"
+    };
+    let block = block(app, Pane::Cards, pane_title(app, Pane::Cards, mode));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let rows_idx = app.visible_cards();
+    let cursor = app.card_cursor_row();
+    let height = inner.height.saturating_sub(1) as usize;
+    app.card_offset = scroll_offset(app.card_offset, cursor, height, rows_idx.len());
+    let target = app.target().map(|o| (o.gpu, o.count));
+    let training = app.scenario.method.is_training();
+    let wide = large && inner.width >= 110;
+    let mut header = vec![
+        "  fit",
+        "card",
+        "free GB",
+        "$/month",
+        if training { "" } else { "decode ≤" },
+    ];
+    if wide {
+        header.extend(["mem GB", "GB/s", "link", "note"]);
+    }
+    let rows: Vec<Row> = rows_idx
+        .iter()
+        .enumerate()
+        .skip(app.card_offset)
+        .take(height)
+        .map(|(row, &i)| {
+            let o = &app.plan.options[i];
+            let g = &app.catalog.gpus[o.gpu];
+            let (word, vstyle) = verdict_word(o.verdict, &t);
+            let mark = if Some((o.gpu, o.count)) == target {
+                "▶"
+            } else {
+                " "
+            };
+            let name = if o.count > 1 {
+                format!("{}× {}", o.count, g.name)
+            } else {
+                g.name.clone()
+            };
+            let price = crate::cli::output::price_text(g, o);
+            let decode = match o.decode_tokens_per_s {
+                Some(tps) if o.verdict.is_fit() => format!("{tps:.0} t/s"),
+                Some(tps) => format!("({tps:.0})"),
+                None => String::new(),
+            };
+            let mut cells = vec![
+                Cell::from(Line::styled(format!("{mark}{word}"), vstyle)),
+                Cell::from(name),
+                Cell::from(Line::from(format!("{:.1}", to_gb(o.free_bytes))).alignment(Alignment::Right)),
+                Cell::from(Line::from(price).alignment(Alignment::Right)),
+                Cell::from(Line::from(decode).alignment(Alignment::Right)),
+            ];
+            if wide {
+                cells.push(Cell::from(
+                    Line::from(format!("{}", g.memory_gb)).alignment(Alignment::Right),
+                ));
+                cells.push(Cell::from(
+                    Line::from(format!("{}", g.bandwidth_gbs)).alignment(Alignment::Right),
+                ));
+                cells.push(Cell::from(g.link.label()));
+                cells.push(Cell::from(o.reason.clone().unwrap_or_default()));
+            }
+            let mut style = if o.verdict.is_fit() { t.text } else { t.dim };
+            if row == cursor && app.focus == Pane::Cards {
+                style = style.patch(t.cursor);
+            }
+            Row::new(cells).style(style)
+        })
+        .collect();
+    let mut widths = vec![
+        Constraint::Length(8),
+        Constraint::Min(16),
+        Constraint::Length(8),
+        Constraint::Length(10),
+        Constraint::Length(9),
+    ];
+    if wide {
+        widths.extend([
+            Constraint::Length(6),
+            Constraint::Length(7),
+            Constraint::Length(18),
+            Constraint::Min(10),
+        ]);
+    }
+    let header = Row::new(
+        header
+            .into_iter()
+            .map(|h| Cell::from(Line::from(h)))
+            .collect::<Vec<_>>(),
+    )
+    .style(t.header);
+    frame.render_widget(Table::new(rows, widths).header(header).column_spacing(1), inner);
+}
+
+fn status(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let mut spans = Vec::new();
+    if app.filtering {
+        spans.push(Span::styled(
+            " typing a filter: Enter keeps it, Esc clears it",
+            t.status,
+        ));
+    } else {
+        for (key, what) in hints() {
+            spans.push(Span::styled(format!(" {key}"), t.key));
+            spans.push(Span::styled(format!(" {what} "), t.status));
+        }
+    }
+    if !app.scenario.method.is_training() {
+        let note = " decode = bandwidth ceiling, not a benchmark";
+        let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+        if used + note.len() < area.width as usize {
+            spans.push(Span::styled(note, t.dim));
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn overlay_area(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width.saturating_sub(2)).max(10);
+    let h = height.min(area.height.saturating_sub(2)).max(5);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn popup(frame: &mut Frame, area: Rect, app: &App, title: &str, text: Text, width: u16) {
+    let t = &app.theme;
+    let height = text.lines.len() as u16 + 2;
+    let r = overlay_area(area, width, height);
+    frame.render_widget(Clear, r);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Double)
+        .border_style(t.border_focused)
+        .title(Line::styled(format!(" {title} "), t.title))
+        .title_bottom(Line::styled(" Esc closes · ↑↓ scroll ", t.dim));
+    frame.render_widget(
+        Paragraph::new(text)
+            .block(block)
+            .style(t.text)
+            .wrap(Wrap { trim: false })
+            .scroll((app.overlay_scroll, 0)),
+        r,
+    );
+}
+
+fn help(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let mut lines = vec![
+        Line::styled("Every key of the planner (generated from its key map):", t.dim),
+        Line::raw(""),
+    ];
+    for b in BINDINGS.iter().filter(|b| b.scope == Scope::Everywhere) {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<12}", b.label), t.key),
+            Span::styled(b.help, t.text),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("While typing a model filter:", t.dim));
+    for b in BINDINGS.iter().filter(|b| b.scope == Scope::Filter) {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<12}", b.label), t.key),
+            Span::styled(b.help, t.text),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled(format!(" {:<12}", "Esc"), t.key),
+        Span::styled("clear the filter", t.text),
+    ]));
+    popup(frame, area, app, "Help", Text::from(lines), 76);
+}
+
+fn explain(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let mut lines: Vec<Line> = Vec::new();
+    let title;
+    match app.overlay {
+        Overlay::ExplainCard(g, n) => {
+            title = "Explain card";
+            match app.find_option(g, n) {
+                Some(o) => {
+                    for (i, l) in explain_option(&app.catalog.gpus[g], o, &app.plan, &app.scenario)
+                        .into_iter()
+                        .enumerate()
+                    {
+                        lines.push(Line::styled(
+                            l,
+                            if i == 0 {
+                                t.text.add_modifier(Modifier::BOLD)
+                            } else {
+                                t.text
+                            },
+                        ));
+                    }
+                }
+                None => lines.push(Line::raw("this option is gone")),
+            }
+        }
+        _ => {
+            title = "Explain memory";
+            let focused = app.bar_segments().get(app.segment).copied();
+            let sc = &app.scenario;
+            lines.push(Line::styled(
+                format!(
+                    "{} · {} · {} weights · {} tokens × batch {} · {} rules",
+                    app.current_model().name,
+                    sc.method.label(),
+                    sc.weights.label(),
+                    group_thousands(sc.context as i64),
+                    sc.batch,
+                    sc.convention.id()
+                ),
+                t.text.add_modifier(Modifier::BOLD),
+            ));
+            for s in &app.plan.breakdown.segments {
+                let look = t.segment(s.kind);
+                let mark = Some(s.kind) == focused && app.focus == Pane::Bar;
+                let name_style = if mark { t.cursor } else { t.key };
+                lines.push(Line::raw(""));
+                lines.push(Line::from(vec![
+                    Span::styled(look.symbol.clone(), look.style),
+                    Span::styled(
+                        format!(" {} = {:.2} GB", s.kind.label(), to_gb(s.bytes)),
+                        name_style,
+                    ),
+                ]));
+                lines.push(Line::styled(format!("   {}", s.formula), t.text));
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                format!("total = {:.2} GB", to_gb(app.plan.total_bytes())),
+                t.text.add_modifier(Modifier::BOLD),
+            ));
+            if let Some(f) = &app.plan.breakdown.decode_formula {
+                lines.push(Line::styled(format!("decode: {f}"), t.dim));
+            }
+        }
+    }
+    let width = (area.width * 9 / 10).max(60);
+    popup(frame, area, app, title, Text::from(lines), width);
+}

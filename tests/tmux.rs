@@ -1,0 +1,116 @@
+//! The real binary in a real terminal (tmux): it draws, reacts to keys, and quits cleanly,
+//! leaving the normal screen behind. Skipped, with a message, where tmux is not installed.
+
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+struct Session(String);
+
+impl Session {
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux").args(args).output().expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", &self.0])
+    }
+
+    /// Wait until the screen shows `text` (the app redraws after each key).
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "never saw {text:?}; screen:\n{s}"
+            );
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.0.as_str()];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn pane(&self, format: &str) -> String {
+        self.tmux(&["display-message", "-p", "-t", &self.0, format])
+            .trim()
+            .to_string()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .output();
+    }
+}
+
+#[test]
+fn the_planner_runs_in_a_real_terminal_and_quits_cleanly() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed, so the planner was not driven in a terminal");
+        return;
+    }
+    let name = format!("vramfit-test-{}", std::process::id());
+    let command = format!(
+        "env VRAMFIT_CONFIG={} TERM=xterm-256color {} --model llama-3.1-70b",
+        env!("CARGO_TARGET_TMPDIR"),
+        env!("CARGO_BIN_EXE_vramfit")
+    );
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            &command,
+        ])
+        .status()
+        .expect("tmux starts");
+    assert!(status.success());
+    let s = Session(name);
+    s.tmux(&["set-option", "-t", &s.0, "remain-on-exit", "on"]);
+
+    let screen = s.wait_for("Workload");
+    assert!(screen.contains("Llama 3.1 70B"), "{screen}");
+    assert!(screen.contains("Memory vs AMD Instinct MI300X"), "{screen}");
+
+    // One key, one knob: FP8 weights; the bar reflows to the cheaper card.
+    s.keys(&["p", "p"]);
+    let screen = s.wait_for("Inference FP8");
+    assert!(screen.contains("Memory vs NVIDIA H100 PCIe 80GB"), "{screen}");
+
+    s.keys(&["?"]);
+    s.wait_for("Every key of the planner");
+    s.keys(&["Escape"]);
+    s.keys(&["q"]);
+
+    let start = Instant::now();
+    while s.pane("#{pane_dead}") != "1" {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the planner did not quit"
+        );
+        sleep(Duration::from_millis(50));
+    }
+    assert_eq!(s.pane("#{pane_dead_status}"), "0", "exit status");
+    // Back on the normal screen: the planner's panes are gone.
+    let after = s.screen();
+    assert!(
+        !after.contains("Workload"),
+        "the alternate screen was not left:\n{after}"
+    );
+}

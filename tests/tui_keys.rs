@@ -1,0 +1,182 @@
+//! Key → action → scenario, with no terminal.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use vramfit::engine::{Method, WeightPrecision};
+use vramfit::tui::action::{Action, Pane};
+use vramfit::tui::app::{App, Knob, Overlay};
+use vramfit::tui::keymap::{BINDINGS, action_for};
+use vramfit::tui::states::fresh_app;
+
+fn press(app: &mut App, code: KeyCode) -> bool {
+    let key = KeyEvent::new(code, KeyModifiers::NONE);
+    match action_for(&key, app.filtering) {
+        Some(a) => app.update(a),
+        None => false,
+    }
+}
+
+#[test]
+fn keys_map_to_actions_in_both_styles() {
+    let k = |c, m| action_for(&KeyEvent::new(c, m), false);
+    assert_eq!(k(KeyCode::Char('q'), KeyModifiers::NONE), Some(Action::Quit));
+    assert_eq!(k(KeyCode::Char('c'), KeyModifiers::CONTROL), Some(Action::Quit));
+    assert_eq!(k(KeyCode::Char('j'), KeyModifiers::NONE), Some(Action::Down));
+    assert_eq!(k(KeyCode::Down, KeyModifiers::NONE), Some(Action::Down));
+    assert_eq!(k(KeyCode::Char('l'), KeyModifiers::NONE), Some(Action::Right));
+    assert_eq!(k(KeyCode::Tab, KeyModifiers::NONE), Some(Action::NextPane));
+    assert_eq!(k(KeyCode::Char('?'), KeyModifiers::SHIFT), Some(Action::Help));
+    assert_eq!(k(KeyCode::F(5), KeyModifiers::NONE), None);
+    // While filtering, letters are text.
+    assert_eq!(
+        action_for(&KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE), true),
+        Some(Action::FilterChar('q'))
+    );
+}
+
+#[test]
+fn every_key_bound_action_is_documented_once() {
+    for b in BINDINGS {
+        assert!(!b.help.is_empty() && !b.keys.is_empty(), "{}", b.label);
+    }
+}
+
+#[test]
+fn right_on_a_knob_changes_the_scenario_and_the_plan() {
+    let mut app = fresh_app("default");
+    assert_eq!(app.focus, Pane::Workload);
+    let before = app.plan.total_bytes();
+    // Context row: 8,192 → 16,384 doubles the KV cache.
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Down);
+    }
+    assert_eq!(Knob::ALL[app.knob], Knob::Context);
+    assert!(press(&mut app, KeyCode::Right));
+    assert_eq!(app.scenario.context, 16384);
+    let kv = 327_680.0 * 8192.0;
+    assert!((app.plan.total_bytes() - before - kv).abs() < 1.0);
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.scenario.context, 4096);
+}
+
+#[test]
+fn one_key_changes_one_knob_from_anywhere() {
+    let mut app = fresh_app("default");
+    app.focus = Pane::Cards;
+    press(&mut app, KeyCode::Char('p'));
+    assert_eq!(app.scenario.weights, WeightPrecision::Fp16);
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.scenario.context, 16384);
+    press(&mut app, KeyCode::Char('}'));
+    assert_eq!(app.scenario.batch, 2);
+    press(&mut app, KeyCode::Char('m'));
+    assert_eq!(app.scenario.method, Method::Full);
+}
+
+#[test]
+fn switching_to_qlora_picks_a_4bit_base_and_only_4bit_cycles() {
+    let mut app = fresh_app("default");
+    press(&mut app, KeyCode::Char('m'));
+    press(&mut app, KeyCode::Char('m'));
+    press(&mut app, KeyCode::Char('m'));
+    assert_eq!(app.scenario.method, Method::Qlora);
+    assert_eq!(app.scenario.weights, WeightPrecision::Nf4);
+    press(&mut app, KeyCode::Char('p'));
+    assert_eq!(app.scenario.weights, WeightPrecision::Int4);
+    press(&mut app, KeyCode::Char('p'));
+    assert_eq!(app.scenario.weights, WeightPrecision::Nf4);
+}
+
+#[test]
+fn enter_on_a_card_pins_the_bar_to_it() {
+    let mut app = fresh_app("default");
+    app.focus = Pane::Cards;
+    let best = app.target().map(|o| (o.gpu, o.count));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    let pinned = app.target().map(|o| (o.gpu, o.count));
+    assert_ne!(pinned, best);
+    assert_eq!(app.pinned, pinned);
+    // The pin survives a change of scenario that re-sorts the table.
+    press(&mut app, KeyCode::Char('p'));
+    assert_eq!(app.target().map(|o| (o.gpu, o.count)), pinned);
+}
+
+#[test]
+fn filter_narrows_the_models_and_picks_the_first() {
+    let mut app = fresh_app("default");
+    press(&mut app, KeyCode::Char('/'));
+    assert!(app.filtering && app.focus == Pane::Models);
+    for c in "mixtral".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    let visible = app.visible_models();
+    assert_eq!(visible.len(), 2);
+    assert!(app.current_model().id.starts_with("mixtral"));
+    press(&mut app, KeyCode::Enter);
+    assert!(!app.filtering);
+    press(&mut app, KeyCode::Esc);
+    assert!(app.filter.is_empty(), "Esc clears a kept filter");
+    assert!(!app.quit);
+    press(&mut app, KeyCode::Esc);
+    assert!(app.quit, "Esc with nothing open quits");
+}
+
+#[test]
+fn overlays_open_close_and_block_navigation() {
+    let mut app = fresh_app("default");
+    press(&mut app, KeyCode::Char('?'));
+    assert_eq!(app.overlay, Overlay::Help);
+    assert!(
+        !press(&mut app, KeyCode::Tab),
+        "Tab does nothing under an overlay"
+    );
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Overlay::None);
+    app.focus = Pane::Cards;
+    press(&mut app, KeyCode::Char('e'));
+    assert!(matches!(app.overlay, Overlay::ExplainCard(..)));
+    // Knob shortcuts still work, so the explanation follows the change live.
+    press(&mut app, KeyCode::Char('p'));
+    assert_eq!(app.scenario.weights, WeightPrecision::Fp16);
+    press(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.overlay, Overlay::None);
+}
+
+#[test]
+fn a_key_that_changes_nothing_asks_for_no_redraw() {
+    let mut app = fresh_app("default");
+    app.focus = Pane::Models;
+    assert!(
+        !press(&mut app, KeyCode::Left),
+        "left means nothing in the model list"
+    );
+    assert!(!press(&mut app, KeyCode::F(9)));
+    app.focus = Pane::Workload;
+    app.knob = 0;
+    assert!(!press(&mut app, KeyCode::Up), "already at the first row");
+}
+
+#[test]
+fn bar_pane_moves_between_segments() {
+    let mut app = fresh_app("default");
+    app.focus = Pane::Bar;
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.segment, 1);
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.segment, app.bar_segments().len() - 1, "wraps around");
+}
+
+#[test]
+fn mouse_click_focuses_and_selects() {
+    let mut app = fresh_app("default");
+    app.mouse = true;
+    vramfit::tui::states::render(&mut app, 80, 24);
+    // Row 2 of the model pane (y = 2 + 1 border).
+    app.update(Action::Click(3, 4));
+    assert_eq!(app.focus, Pane::Models);
+    assert_eq!(app.model_cursor, app.model);
+    app.update(Action::ScrollDown(60, 20));
+    assert_eq!(app.focus, Pane::Cards);
+}

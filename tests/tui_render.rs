@@ -1,0 +1,109 @@
+//! Rendered screens: every named state at its size as an insta snapshot (the same states
+//! `vramfit screenshots` draws), plus checks of what must be on screen.
+
+use ratatui::buffer::Buffer;
+use ratatui::style::Color;
+use vramfit::tui::states::{STATES, fresh_app, render, render_state};
+
+fn text(buf: &Buffer) -> String {
+    let a = buf.area;
+    (0..a.height)
+        .map(|y| {
+            (0..a.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_named_state_matches_its_snapshot() {
+    for state in STATES {
+        let (_, buf) = render_state(state);
+        insta::assert_snapshot!(state.name, text(&buf));
+    }
+}
+
+fn screen(name: &str) -> String {
+    let state = STATES.iter().find(|s| s.name == name).unwrap();
+    text(&render_state(state).1)
+}
+
+#[test]
+fn the_tight_state_says_tight_with_the_seed_figure() {
+    let s = screen("tight-80x24");
+    assert!(s.contains("75.24 / 80 GB · 4.76 free · ! tight"), "{s}");
+    assert!(s.contains("Memory vs NVIDIA H100 PCIe 80GB"), "{s}");
+}
+
+#[test]
+fn the_overflow_state_shows_how_much_is_missing() {
+    let s = screen("overflow-80x24");
+    // 70.55 + 10.74 + 2 = 83.29 GB on 80 GB.
+    assert!(s.contains("83.29 / 80 GB · 3.29 short · ✗ no"), "{s}");
+    assert!(s.contains("over by 3.29 GB"), "{s}");
+}
+
+#[test]
+fn explain_shows_formulas_with_numbers() {
+    let s = screen("explain-80x24");
+    assert!(s.contains("70,553,706,496 params × 1 B (FP8)"), "{s}");
+    let s = screen("explain-card-160x48");
+    assert!(s.contains("free: 80.00 GB − 75.24 GB = 4.76 GB"), "{s}");
+    assert!(
+        s.contains("decode ≤ 1 × 2000 GB/s ÷ 70.55 GB per token = 28.3 tokens/s"),
+        "{s}"
+    );
+}
+
+#[test]
+fn help_lists_keys_from_the_key_map() {
+    let s = screen("help-80x24");
+    for b in vramfit::tui::keymap::BINDINGS
+        .iter()
+        .filter(|b| b.scope == vramfit::tui::keymap::Scope::Everywhere)
+        .take(12)
+    {
+        assert!(s.contains(b.label), "help lacks {}", b.label);
+    }
+}
+
+#[test]
+fn too_small_says_so() {
+    let s = screen("too-small-50x15");
+    assert!(s.contains("terminal too small: 50×15"), "{s}");
+}
+
+#[test]
+fn mono_theme_sets_no_colour_anywhere() {
+    let state = STATES.iter().find(|s| s.name == "mono-80x24").unwrap();
+    let (_, buf) = render_state(state);
+    for cell in buf.content() {
+        assert_eq!(
+            (cell.fg, cell.bg),
+            (Color::Reset, Color::Reset),
+            "a coloured cell in mono: {cell:?}"
+        );
+    }
+}
+
+#[test]
+fn every_segment_has_its_own_glyph_on_screen() {
+    let s = screen("qlora-160x48");
+    for glyph in ["█", "▒", "░", "▚", "▞", "▪"] {
+        assert!(s.contains(glyph), "missing {glyph}");
+    }
+}
+
+#[test]
+fn resizing_reflows_without_losing_state() {
+    let mut app = fresh_app("default");
+    app.update(vramfit::tui::action::Action::CycleWeights);
+    let small = text(&render(&mut app, 80, 24));
+    let big = text(&render(&mut app, 200, 60));
+    assert!(small.contains("Inference FP16") && big.contains("Inference FP16"));
+    assert!(big.lines().next().unwrap().chars().count() > 150);
+}
