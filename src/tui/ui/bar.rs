@@ -101,39 +101,38 @@ impl Widget for MemoryBar<'_> {
                 let comfortable = largest_comfortable_need(self.tight_rule, o.count, o.capacity_bytes);
                 let margin_col = ((comfortable / scale) * f64::from(width)).round() as u16;
                 let cap_x = area.x + capacity_col.min(width - 1);
+                let margin_x = (margin_col < capacity_col).then(|| area.x + margin_col.min(width - 1));
+                // Both markers always show; the figures go right of the capacity marker when
+                // they fit there, else left of the leftmost marker.
+                buf.set_string(cap_x, y, "┃", t.capacity);
+                if let Some(mx) = margin_x {
+                    buf.set_string(mx, y, "┆", t.margin);
+                }
                 let over = (total > capacity).then(|| format!("over by {:.2} GB", to_gb(total - capacity)));
                 let cap_gb = format!("{:.0} GB", to_gb(o.capacity_bytes));
-                let right = match &over {
-                    Some(over) => format!("┃ {cap_gb} · {over} ▶"),
-                    None => format!("┃ {cap_gb}"),
+                let label = match &over {
+                    Some(over) => format!("{cap_gb} · {over}"),
+                    None => cap_gb.clone(),
                 };
-                let cap_start = if cap_x + right.chars().count() as u16 <= area.x + width {
-                    buf.set_string(cap_x, y, &right, t.capacity);
-                    cap_x
+                let len = label.chars().count() as u16;
+                let start = if cap_x + 2 + len <= area.x + width {
+                    cap_x + 2
                 } else {
-                    // No room right of the marker: the figures go to its left.
-                    let left = match &over {
-                        Some(over) => format!("{over} · {cap_gb} ┃"),
-                        None => format!("{cap_gb} ┃"),
-                    };
-                    let start = (cap_x + 1)
-                        .saturating_sub(left.chars().count() as u16)
-                        .max(area.x);
-                    buf.set_string(start, y, &left, t.capacity);
-                    start
+                    let anchor = margin_x.unwrap_or(cap_x);
+                    anchor.saturating_sub(len + 1).max(area.x)
                 };
+                buf.set_string(start, y, &cap_gb, t.capacity);
                 if let Some(over) = &over {
-                    // The shortfall reads in the verdict's style as well.
-                    if let Some(pos) = buf_find(buf, y, area, over) {
-                        buf.set_string(pos, y, over, t.no.add_modifier(Modifier::BOLD));
-                    }
+                    let over_x = start + cap_gb.chars().count() as u16;
+                    buf.set_string(over_x, y, " · ", t.text);
+                    buf.set_string(over_x + 3, y, over, t.no.add_modifier(Modifier::BOLD));
                 }
-                let margin_x = area.x + margin_col.min(width - 1);
-                if margin_col < capacity_col && margin_x < cap_start {
-                    buf.set_string(margin_x, y, "┆", t.margin);
-                    let label = " tight";
-                    if margin_x + 1 + label.len() as u16 <= cap_start {
-                        buf.set_string(margin_x + 1, y, label, t.margin.add_modifier(Modifier::DIM));
+                if let Some(mx) = margin_x {
+                    let word = " tight";
+                    let fits_between = mx + 1 + word.len() as u16 <= cap_x;
+                    let clear_of_label = mx + 1 >= start + len || mx + 1 + word.len() as u16 <= start;
+                    if fits_between && clear_of_label {
+                        buf.set_string(mx + 1, y, word, t.margin.add_modifier(Modifier::DIM));
                     }
                 }
             }
@@ -177,17 +176,6 @@ impl Widget for MemoryBar<'_> {
             );
         }
     }
-}
-
-/// Column where `text` starts on row `y` of `area`, if it was written there.
-fn buf_find(buf: &Buffer, y: u16, area: Rect, text: &str) -> Option<u16> {
-    let row: Vec<&str> = (area.x..area.x + area.width)
-        .map(|x| buf[(x, y)].symbol())
-        .collect();
-    let chars: Vec<String> = text.chars().map(|c| c.to_string()).collect();
-    (0..row.len().saturating_sub(chars.len() - 1))
-        .find(|&i| chars.iter().enumerate().all(|(k, c)| row[i + k] == c))
-        .map(|i| area.x + i as u16)
 }
 
 /// Four-letter segment names for narrow legends.

@@ -1,0 +1,83 @@
+//! Speed of the planner: one key press → recompute → render into a 160×48 buffer; the
+//! bytes a slider step writes to the terminal; start-up to the first frame.
+
+use std::hint::black_box;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::backend::{CrosstermBackend, TestBackend};
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use vramfit::tui::action::{Action, Pane};
+use vramfit::tui::states::fresh_app;
+use vramfit::tui::ui;
+
+/// A writer that counts what the terminal backend sends.
+#[derive(Clone, Default)]
+struct Counter(Arc<Mutex<usize>>);
+
+impl Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        *self.0.lock().unwrap() += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn bytes_per_slider_step(width: u16, height: u16) -> usize {
+    let counter = Counter::default();
+    let backend = CrosstermBackend::new(counter.clone());
+    let options = TerminalOptions {
+        viewport: Viewport::Fixed(Rect::new(0, 0, width, height)),
+    };
+    let mut terminal = Terminal::with_options(backend, options).unwrap();
+    let mut app = fresh_app("default");
+    app.focus = Pane::Workload;
+    app.knob = 3; // context
+    terminal.draw(|f| ui::view(f, &mut app)).unwrap();
+    let before = *counter.0.lock().unwrap();
+    app.update(Action::Right);
+    terminal.draw(|f| ui::view(f, &mut app)).unwrap();
+    *counter.0.lock().unwrap() - before
+}
+
+fn bench_tui(c: &mut Criterion) {
+    for (w, h) in [(80, 24), (160, 48)] {
+        println!(
+            "bytes written for one context slider step at {w}x{h}: {}",
+            bytes_per_slider_step(w, h)
+        );
+    }
+
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let mut app = fresh_app("default");
+    app.focus = Pane::Workload;
+    app.knob = 3;
+    let mut up = true;
+    c.bench_function("key press -> recompute -> render 160x48", |b| {
+        b.iter(|| {
+            // Alternate so every iteration really changes the scenario.
+            up = !up;
+            app.update(if up { Action::Right } else { Action::Left });
+            terminal.draw(|f| ui::view(f, &mut app)).unwrap();
+        })
+    });
+
+    c.bench_function(
+        "start-up to first frame (catalog + theme + plan + render 80x24)",
+        |b| {
+            b.iter(|| {
+                let mut app = fresh_app("default");
+                let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+                t.draw(|f| ui::view(f, &mut app)).unwrap();
+                black_box(t.backend().buffer().area)
+            })
+        },
+    );
+}
+
+criterion_group!(benches, bench_tui);
+criterion_main!(benches);
