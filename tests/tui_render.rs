@@ -79,14 +79,36 @@ fn too_small_says_so() {
 
 #[test]
 fn mono_theme_sets_no_colour_anywhere() {
-    let state = STATES.iter().find(|s| s.name == "mono-80x24").unwrap();
-    let (_, buf) = render_state(state);
-    for cell in buf.content() {
-        assert_eq!(
-            (cell.fg, cell.bg),
-            (Color::Reset, Color::Reset),
-            "a coloured cell in mono: {cell:?}"
-        );
+    for name in ["mono-80x24", "mono-160x48"] {
+        let state = STATES.iter().find(|s| s.name == name).unwrap();
+        let (_, buf) = render_state(state);
+        for cell in buf.content() {
+            assert_eq!(
+                (cell.fg, cell.bg),
+                (Color::Reset, Color::Reset),
+                "a coloured cell in {name}: {cell:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_main_state_exists_at_both_sizes() {
+    for base in [
+        "inference",
+        "tight",
+        "overflow",
+        "full",
+        "lora",
+        "qlora",
+        "explain",
+        "help",
+        "mono",
+    ] {
+        for size in ["80x24", "160x48"] {
+            let name = format!("{base}-{size}");
+            assert!(STATES.iter().any(|s| s.name == name), "no state {name}");
+        }
     }
 }
 

@@ -199,6 +199,99 @@ pub const STATES: &[State] = &[
         setup: seventy_fp8,
     },
     State {
+        name: "tight-160x48",
+        about: "70B FP8 on one H100 PCIe on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "full-160x48",
+        about: "Llama 3.1 8B full fine-tune on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-8b");
+            a.set_scenario(Scenario::seed_training(Method::Full));
+        },
+    },
+    State {
+        name: "lora-160x48",
+        about: "Qwen3 14B LoRA on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.select_model("qwen3-14b");
+            a.set_scenario(Scenario::seed_training(Method::Lora));
+        },
+    },
+    State {
+        name: "qlora-80x24",
+        about: "Llama 3.1 70B QLoRA",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.set_scenario(Scenario::seed_training(Method::Qlora));
+        },
+    },
+    State {
+        name: "explain-160x48",
+        about: "explain the memory on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.select_model("qwen3-14b");
+            a.set_scenario(Scenario::seed_training(Method::Lora));
+            a.focus = Pane::Bar;
+            a.segment = 1;
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "explain-card-80x24",
+        about: "explain a card at 80x24",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.focus = Pane::Cards;
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "help-160x48",
+        about: "help on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.update(Action::Help);
+        },
+    },
+    State {
+        name: "mono-160x48",
+        about: "the monochrome theme on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "mono",
+        setup: |a| {
+            seventy_fp8(a);
+            a.set_scenario(Scenario {
+                context: 32768,
+                ..Scenario::seed_inference(WeightPrecision::Fp8)
+            });
+        },
+    },
+    State {
         name: "too-small-50x15",
         about: "below the minimum size",
         width: 50,

@@ -514,8 +514,11 @@ fn overlay_area(area: Rect, width: u16, height: u16) -> Rect {
 
 fn popup(frame: &mut Frame, area: Rect, app: &App, title: &str, text: Text, width: u16) {
     let t = &app.theme;
-    let height = text.lines.len() as u16 + 2;
-    let r = overlay_area(area, width, height);
+    let w = width.min(area.width.saturating_sub(2)).max(10);
+    // Height of the text once wrapped to the popup's inner width.
+    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let wrapped: usize = text.lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+    let r = overlay_area(area, w, wrapped as u16 + 2);
     frame.render_widget(Clear, r);
     let block = Block::default()
         .borders(Borders::ALL)
