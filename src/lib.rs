@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod accuracy;
 pub mod catalog;
 pub mod cli;
 pub mod engine;

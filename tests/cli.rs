@@ -18,7 +18,16 @@ fn fixture(p: &str) -> String {
 #[test]
 fn plan_json_has_the_contract_fields() {
     let out = vramfit()
-        .args(["plan", "--model", "seed-70b", "--weights", "fp8", "--json"])
+        .args([
+            "plan",
+            "--model",
+            "seed-70b",
+            "--weights",
+            "fp8",
+            "--convention",
+            "seed",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -92,7 +101,7 @@ fn plan_with_gpu_restricts_to_that_card_and_its_combos() {
 #[test]
 fn plan_text_shows_breakdown_and_pick() {
     vramfit()
-        .args(["plan", "--model", "seed-7b"])
+        .args(["plan", "--model", "seed-7b", "--convention", "seed"])
         .assert()
         .success()
         .stdout(predicate::str::contains("weights         14.00 GB"))

@@ -88,9 +88,13 @@ fn the_planner_runs_in_a_real_terminal_and_quits_cleanly() {
     assert!(screen.contains("Llama 3.1 70B"), "{screen}");
     assert!(screen.contains("Memory vs AMD Instinct MI300X"), "{screen}");
 
-    // One key, one knob: FP8 weights; the bar reflows to the cheaper card.
+    // One key, one knob: FP8 weights. Under the calibrated rules one H100 is too small…
     s.keys(&["p", "p"]);
     let screen = s.wait_for("Inference FP8");
+    assert!(!screen.contains("Memory vs NVIDIA H100 PCIe 80GB"), "{screen}");
+    // …under seed 003's rules (r) it is the cheapest fit, as the seed's table says.
+    s.keys(&["r"]);
+    let screen = s.wait_for("· seed");
     assert!(screen.contains("Memory vs NVIDIA H100 PCIe 80GB"), "{screen}");
 
     s.keys(&["?"]);

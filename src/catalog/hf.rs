@@ -28,6 +28,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "gpt_oss",
     "falcon",
     "cohere",
+    "gpt_bigcode",
+    "gpt2",
 ];
 
 /// Read `path`, a `config.json` or a folder holding one.
@@ -151,8 +153,16 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
     let vocab = f.u64(&["vocab_size"])?;
     let is = |t: &str| model_type == t;
     let falcon = is("falcon");
+    // GPT-2 style: LayerNorm with bias, biased projections, plain GELU MLP, learned positions.
+    let gpt2_style = is("gpt_bigcode") || is("gpt2");
 
-    let kv_heads = if falcon {
+    let kv_heads = if gpt2_style {
+        if f.bool("multi_query").unwrap_or(is("gpt_bigcode")) {
+            1
+        } else {
+            heads
+        }
+    } else if falcon {
         if f.bool("new_decoder_architecture") == Some(true) {
             f.u64_opt(&["num_kv_heads"])?.unwrap_or(heads)
         } else if f.bool("multi_query").unwrap_or(true) {
@@ -167,7 +177,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
     let head_dim = f.u64_opt(&["head_dim"])?.unwrap_or(hidden / heads);
     let intermediate = match f.u64_opt(&["intermediate_size", "ffn_hidden_size", "n_inner"])? {
         Some(i) if !falcon => i,
-        _ if falcon => f.u64_opt(&["ffn_hidden_size"])?.unwrap_or(4 * hidden),
+        _ if falcon || gpt2_style => f.u64_opt(&["ffn_hidden_size"])?.unwrap_or(4 * hidden),
         _ => {
             warnings.push("no intermediate_size: assumed 4 × hidden".into());
             4 * hidden
@@ -183,13 +193,14 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
     // transformers' PretrainedConfig ties by default; the Llama-family configs override it.
     let tie_default = matches!(
         model_type.as_str(),
-        "gemma" | "gemma2" | "gemma3" | "gemma3_text" | "falcon" | "cohere"
+        "gemma" | "gemma2" | "gemma3" | "gemma3_text" | "falcon" | "cohere" | "gpt_bigcode" | "gpt2"
     ) || !known;
     let tied_embeddings = f.bool("tie_word_embeddings").unwrap_or(tie_default);
 
     let attention_bias = f.bool("attention_bias").unwrap_or(false);
-    let qkv_bias = is("qwen2") || is("qwen2_moe") || attention_bias || f.bool("bias").unwrap_or(false);
-    let o_bias = attention_bias || (falcon && f.bool("bias").unwrap_or(false));
+    let qkv_bias =
+        is("qwen2") || is("qwen2_moe") || gpt2_style || attention_bias || f.bool("bias").unwrap_or(false);
+    let o_bias = gpt2_style || attention_bias || (falcon && f.bool("bias").unwrap_or(false));
     let qk_norm = is("qwen3")
         || is("qwen3_moe")
         || is("gemma3_text")
@@ -206,8 +217,18 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         }
         _ => 2,
     };
-    let mlp = if falcon { MlpKind::Plain } else { MlpKind::Gated };
-    let mlp_bias = is("gpt_oss") || f.bool("mlp_bias").unwrap_or(false);
+    let mlp = if falcon || gpt2_style {
+        MlpKind::Plain
+    } else {
+        MlpKind::Gated
+    };
+    let mlp_bias = is("gpt_oss") || gpt2_style || f.bool("mlp_bias").unwrap_or(false);
+    let position_embeddings = if gpt2_style {
+        f.u64_opt(&["n_positions", "max_position_embeddings"])?
+            .unwrap_or(0)
+    } else {
+        0
+    };
 
     let sliding_window = sliding_window(&f, &model_type, layers)?;
     let moe = moe(&f, &model_type, intermediate)?;
@@ -261,7 +282,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             o_bias,
             qk_norm,
             norms_per_layer,
-            norm_bias: falcon,
+            norm_bias: falcon || gpt2_style,
             mlp,
             mlp_bias,
             attention_sinks: is("gpt_oss"),
@@ -269,6 +290,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             moe,
             mla,
             active_excludes_embedding: is("gpt_oss"),
+            position_embeddings,
         },
         declared_params: None,
         warnings,

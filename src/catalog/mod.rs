@@ -144,6 +144,8 @@ struct ModelEntry {
     active_excludes_embedding: bool,
     #[serde(default)]
     declared_params: Option<u64>,
+    #[serde(default)]
+    position_embeddings: u64,
 }
 
 impl ModelEntry {
@@ -199,6 +201,7 @@ impl ModelEntry {
                 moe: self.moe,
                 mla: self.mla,
                 active_excludes_embedding: self.active_excludes_embedding,
+                position_embeddings: self.position_embeddings,
             },
             declared_params: self.declared_params,
             warnings: Vec::new(),

@@ -12,6 +12,36 @@ use crate::engine::{
     Choice, Convention, KvPrecision, Method, Model, Scenario, TightRule, WeightPrecision, plan,
 };
 
+use crate::engine::scenario::{LoraTargets, Offload, Optimizer, TrainingPrecision};
+
+/// A switch spelled `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+impl OnOff {
+    pub fn is_on(self) -> bool {
+        self == OnOff::On
+    }
+}
+
+impl Choice for OnOff {
+    const ALL: &'static [Self] = &[OnOff::On, OnOff::Off];
+
+    fn id(self) -> &'static str {
+        match self {
+            OnOff::On => "on",
+            OnOff::Off => "off",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        self.id()
+    }
+}
+
 /// A failure the user can fix: printed on stderr, exit code 2.
 #[derive(Debug)]
 pub struct CliError(pub String);
@@ -90,6 +120,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Predicted vs measured for every published run (writes docs/accuracy.md's table).
+    Accuracy,
     /// Draw the planner's named states to SVG files (regenerates screenshots/).
     Screenshots {
         /// Folder to write into.
@@ -120,11 +152,45 @@ pub struct PlanArgs {
     /// Only this card (and its combos).
     #[arg(long, value_name = "ID")]
     pub gpu: Option<String>,
-    #[arg(long, value_parser = choice::<Convention>(), default_value = "seed")]
+    /// calibrated: what a real run allocates; seed: seed 003's stated arithmetic.
+    #[arg(long, value_parser = choice::<Convention>(), default_value = "calibrated")]
     pub convention: Convention,
     /// LoRA/QLoRA adapter rank.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_LORA_RANK))]
     pub lora_rank: u64,
+    /// Linear layers that carry adapters.
+    #[arg(long, value_parser = choice::<LoraTargets>(), default_value = "attention")]
+    pub lora_targets: LoraTargets,
+    #[arg(long, value_parser = choice::<Optimizer>(), default_value = "adamw")]
+    pub optimizer: Optimizer,
+    /// Step the optimizer inside backward, freeing each gradient at once (torchtune).
+    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
+    pub optimizer_in_backward: OnOff,
+    /// mixed: fp32 master weights and fp32 optimizer states; bf16: everything 16-bit.
+    #[arg(long, value_parser = choice::<TrainingPrecision>(), default_value = "mixed")]
+    pub training_precision: TrainingPrecision,
+    /// Gradient (activation) checkpointing.
+    #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
+    pub checkpointing: OnOff,
+    /// Flash / memory-efficient attention (no s² score matrix).
+    #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
+    pub flash_attention: OnOff,
+    /// Fused or chunked cross-entropy (no full fp32 logits tensor).
+    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
+    pub fused_ce: OnOff,
+    /// ZeRO stage across the cards of a combo (3 = FSDP full shard).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub zero: u8,
+    /// Move optimizer states (or parameters too) to host memory.
+    #[arg(long, value_parser = choice::<Offload>(), default_value = "none")]
+    pub offload: Offload,
+    /// Plan for this many cards: the breakdown and `total_bytes` are per card, and only
+    /// combos of this size are judged.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::engine::scenario::MAX_CARDS as i64))]
+    pub cards: Option<u32>,
+    /// Serving engine's share of each card's memory (vLLM gpu_memory_utilization).
+    #[arg(long, default_value_t = 0.9)]
+    pub gpu_util: f64,
     /// Call a fit "tight" below this free fraction of the requirement (seed 004: 0.3-0.5)
     /// instead of seed 003's 5 GB / 2 GB per card.
     #[arg(long, value_name = "FRACTION")]
@@ -154,6 +220,17 @@ impl PlanArgs {
                 Some(m) => TightRule::Margin(m),
                 None => TightRule::Seed,
             },
+            optimizer: self.optimizer,
+            optimizer_in_backward: self.optimizer_in_backward.is_on(),
+            training_precision: self.training_precision,
+            checkpointing: self.checkpointing.is_on(),
+            flash_attention: self.flash_attention.is_on(),
+            fused_ce: self.fused_ce.is_on(),
+            lora_targets: self.lora_targets,
+            zero: self.zero,
+            offload: self.offload,
+            cards: self.cards.unwrap_or(1),
+            gpu_util: self.gpu_util,
         };
         scenario.validate().map_err(CliError)?;
         Ok(scenario)
@@ -259,6 +336,11 @@ pub fn run(
         }
         Command::Gpus { json } => {
             out.write_all(output::gpus(&catalog, *json).as_bytes())
+                .map_err(io)?;
+        }
+        Command::Accuracy => {
+            let rows = crate::accuracy::evaluate(&catalog).map_err(CliError)?;
+            out.write_all(crate::accuracy::markdown(&rows).as_bytes())
                 .map_err(io)?;
         }
         Command::Screenshots { dir } => {

@@ -63,6 +63,17 @@ pub struct ScenarioJson {
     pub context: u64,
     pub batch: u64,
     pub lora_rank: u64,
+    pub lora_targets: &'static str,
+    pub optimizer: &'static str,
+    pub optimizer_in_backward: bool,
+    pub training_precision: &'static str,
+    pub checkpointing: bool,
+    pub flash_attention: bool,
+    pub fused_ce: bool,
+    pub zero: u8,
+    pub offload: &'static str,
+    pub cards: u32,
+    pub gpu_util: f64,
 }
 
 #[derive(Serialize)]
@@ -74,6 +85,10 @@ pub struct OptionJson<'a> {
     pub free_bytes: i64,
     pub free_bytes_per_card: i64,
     pub capacity_bytes: u64,
+    /// What the plan may use: all of it, or a serving engine's share (gpu_util).
+    pub usable_bytes: u64,
+    /// Bytes each card of the option holds.
+    pub per_card_bytes: u64,
     pub cards_needed: u64,
     pub price_usd_month: Option<f64>,
     pub decode_tokens_per_s: Option<f64>,
@@ -85,9 +100,13 @@ pub struct PlanJson<'a> {
     pub model: ModelJson<'a>,
     pub convention: &'static str,
     pub scenario: ScenarioJson,
+    /// Peak bytes per card.
     pub total_bytes: u64,
+    /// Host (CPU) RAM the plan needs: offloaded or paged state.
+    pub host_bytes: u64,
     pub segments: &'a [Segment],
     pub decode_bytes_per_token: Option<u64>,
+    pub notes: &'a [String],
     pub options: Vec<OptionJson<'a>>,
 }
 
@@ -105,6 +124,8 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         free_bytes: o.free_bytes.round() as i64,
         free_bytes_per_card: o.free_bytes_per_card.round() as i64,
         capacity_bytes: o.capacity_bytes.round() as u64,
+        usable_bytes: o.usable_bytes.round() as u64,
+        per_card_bytes: o.per_card_bytes.round() as u64,
         cards_needed: o.cards_needed,
         price_usd_month: o.price_usd_month.map(round2),
         decode_tokens_per_s: o.decode_tokens_per_s.map(round2),
@@ -123,8 +144,21 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             context: scenario.context,
             batch: scenario.batch,
             lora_rank: scenario.lora_rank,
+            lora_targets: scenario.lora_targets.id(),
+            optimizer: scenario.optimizer.id(),
+            optimizer_in_backward: scenario.optimizer_in_backward,
+            training_precision: scenario.training_precision.id(),
+            checkpointing: scenario.checkpointing,
+            flash_attention: scenario.flash_attention,
+            fused_ce: scenario.fused_ce,
+            zero: scenario.zero,
+            offload: scenario.offload.id(),
+            cards: scenario.cards,
+            gpu_util: scenario.gpu_util,
         },
         total_bytes: plan.total_bytes().round() as u64,
+        host_bytes: plan.breakdown.host_bytes.round() as u64,
+        notes: &plan.breakdown.notes,
         segments: &plan.breakdown.segments,
         decode_bytes_per_token: plan.breakdown.decode_bytes_per_token.map(|b| b.round() as u64),
         options: plan.options.iter().map(|o| option_json(gpus, o)).collect(),
@@ -198,9 +232,30 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             seg.formula
         );
     }
-    let _ = writeln!(s, "  {:<12} {:>11}", "total", format_gb(plan.total_bytes()));
+    let per_card = if scenario.cards > 1 {
+        format!("  per card, on {} cards", scenario.cards)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        s,
+        "  {:<12} {:>11}{per_card}",
+        "total",
+        format_gb(plan.total_bytes())
+    );
+    if plan.breakdown.host_bytes > 0.0 {
+        let _ = writeln!(
+            s,
+            "  {:<12} {:>11}  offloaded or paged state in CPU RAM",
+            "host",
+            format_gb(plan.breakdown.host_bytes)
+        );
+    }
     if let Some(f) = &plan.breakdown.decode_formula {
         let _ = writeln!(s, "  decode reads {f}");
+    }
+    for note in &plan.breakdown.notes {
+        let _ = writeln!(s, "  note: {note}");
     }
     let _ = writeln!(s);
     let _ = writeln!(

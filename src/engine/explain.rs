@@ -17,10 +17,30 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             if n > 1 { format!("{n}× ") } else { String::new() },
             gpu.name
         ),
+        match (scenario.convention, gpu.memory_reported_bytes) {
+            (super::scenario::Convention::Calibrated, Some(real)) => format!(
+                "capacity: {n} × {} reported by the driver (marketed \"{} GB\") = {}",
+                format_gb(real),
+                gpu.memory_gb,
+                format_gb(option.capacity_bytes)
+            ),
+            _ => format!(
+                "capacity: {n} × {} GB (marketed, 1 GB = 10⁹ B) = {}",
+                gpu.memory_gb,
+                format_gb(option.capacity_bytes)
+            ),
+        },
         format!(
-            "capacity: {n} × {} GB (marketed, 1 GB = 10⁹ B) = {}",
-            gpu.memory_gb,
-            format_gb(option.capacity_bytes)
+            "usable: {}{}",
+            format_gb(option.usable_bytes),
+            if option.usable_bytes < option.capacity_bytes * 0.999 {
+                format!(
+                    " ({:.0} % for the serving engine, gpu_memory_utilization)",
+                    scenario.gpu_util * 100.0
+                )
+            } else {
+                String::new()
+            }
         ),
         format!(
             "requirement ({}, {}): {}",
@@ -102,4 +122,30 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
         lines.push(format!("bytes per token: {f}"));
     }
     lines
+}
+
+/// Why the calibrated and seed conventions give a segment different sizes.
+pub fn convention_difference(kind: super::memory::SegmentKind) -> &'static str {
+    use super::memory::SegmentKind::*;
+    match kind {
+        Weights => {
+            "calibrated: real bits per weight with scales, embeddings and lm_head kept 16-bit; seed: fixed bytes per parameter"
+        }
+        KvCache => "the same formula in both (calibrated also splits it over tensor-parallel cards)",
+        Activations => {
+            "calibrated: per-layer saved tensors for this architecture, checkpointing and flash as set, the fp32 logits spike; seed: +15 % of the states (full) or textbook terms (LoRA)"
+        }
+        Gradients => {
+            "calibrated: by training precision, ZeRO-2/3 sharding, optimizer-in-backward; seed: 2 B per trainable parameter"
+        }
+        Optimizer => {
+            "calibrated: the chosen optimizer and precision, sharded or offloaded; seed: AdamW, fp32 moments + master"
+        }
+        Adapter => {
+            "calibrated: r × (d_in + d_out) for each targeted linear; seed: 0.5 % of the parameters at rank 16"
+        }
+        Overhead => {
+            "calibrated: CUDA context, allocator slack, dequantization and ZeRO-3 buffers, and the serving engine's share; seed: a flat 2 GB (none for full fine-tune)"
+        }
+    }
 }

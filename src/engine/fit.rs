@@ -4,8 +4,7 @@ use serde::Serialize;
 
 use super::decode::decode_ceiling_tokens_per_s;
 use super::gpu::Gpu;
-use super::memory::Breakdown;
-use super::scenario::{Method, Scenario, TightRule};
+use super::scenario::{Convention, Method, Scenario, TightRule};
 
 /// Card counts offered for every card: one card and seed 003's 2/4/8 combos.
 pub const COMBO_SIZES: [u32; 4] = [1, 2, 4, 8];
@@ -48,7 +47,11 @@ pub struct FitOption {
     /// Why a card that has the room is still ruled out (FP8, interconnect), or what is missing.
     pub reason: Option<String>,
     pub capacity_bytes: f64,
-    /// Capacity minus requirement over all cards of the option (negative: the shortfall).
+    /// What the plan may use of the capacity (all of it, or a serving engine's share).
+    pub usable_bytes: f64,
+    /// Bytes each card of the option must hold.
+    pub per_card_bytes: f64,
+    /// Usable memory minus requirement over all cards of the option (negative: the shortfall).
     pub free_bytes: f64,
     pub free_bytes_per_card: f64,
     /// Cards of this kind the requirement needs by capacity alone.
@@ -87,71 +90,84 @@ pub fn is_tight(rule: TightRule, count: u32, need: f64, free: f64) -> bool {
     }
 }
 
-/// Judge `count` × `gpu` against the breakdown. Capacity adds up over the cards
-/// (seed 003 section 05 sums card memory for its combos).
+/// The share of a card a plan may use: a serving engine under the calibrated convention
+/// takes `gpu_util` of it (vLLM's default 0.9), anything else all of it.
+pub fn usable_fraction(scenario: &Scenario) -> f64 {
+    if scenario.convention == Convention::Calibrated && !scenario.method.is_training() {
+        scenario.gpu_util
+    } else {
+        1.0
+    }
+}
+
+/// Judge `count` × `gpu` for a plan that needs `per_card_need` bytes on each card.
 pub fn evaluate(
     gpu_index: usize,
     gpu: &Gpu,
     count: u32,
     scenario: &Scenario,
-    breakdown: &Breakdown,
+    per_card_need: f64,
+    total_need: f64,
+    decode_bytes_per_token: Option<f64>,
 ) -> FitOption {
-    let need = breakdown.total();
-    let capacity = gpu.memory_bytes() * f64::from(count);
-    let free = capacity - need;
-    let cards_needed = (need / gpu.memory_bytes()).ceil().max(1.0) as u64;
+    let n = f64::from(count);
+    let capacity = match scenario.convention {
+        Convention::Seed => gpu.memory_bytes(),
+        Convention::Calibrated => gpu.memory_real_bytes(),
+    };
+    let usable = capacity * usable_fraction(scenario);
+    let free_per_card = usable - per_card_need;
+    let free = free_per_card * n;
+    let cards_needed = (total_need / usable).ceil().max(1.0) as u64;
     let unsupported = unsupported_reason(gpu, count, scenario);
     let (verdict, reason) = if let Some(r) = unsupported {
         (Verdict::No, Some(r))
     } else if free < 0.0 {
         (
             Verdict::No,
-            Some(format!("needs {cards_needed} cards of this kind")),
+            Some(format!("needs about {cards_needed} cards of this kind")),
         )
-    } else if is_tight(scenario.tight_rule, count, need, free) {
+    } else if is_tight(scenario.tight_rule, count, per_card_need * n, free) {
         (Verdict::Tight, None)
     } else {
         (Verdict::Fits, None)
     };
     // Tensor parallel divides the bytes read per token over the cards: the ceiling scales
     // with the summed bandwidth (seed 003 section 07: 2× RTX 5090 = 3.58 TB/s).
-    let decode_tokens_per_s = breakdown
-        .decode_bytes_per_token
-        .map(|b| decode_ceiling_tokens_per_s(gpu.bandwidth_bytes_per_s() * f64::from(count), b));
+    let decode_tokens_per_s =
+        decode_bytes_per_token.map(|b| decode_ceiling_tokens_per_s(gpu.bandwidth_bytes_per_s() * n, b));
     FitOption {
         gpu: gpu_index,
         count,
         verdict,
         reason,
-        capacity_bytes: capacity,
+        capacity_bytes: capacity * n,
+        usable_bytes: usable * n,
+        per_card_bytes: per_card_need,
         free_bytes: free,
-        free_bytes_per_card: free / f64::from(count),
+        free_bytes_per_card: free_per_card,
         cards_needed,
         price_usd_month: gpu.monthly_price_usd(count).map(|(p, _)| p),
         decode_tokens_per_s,
     }
 }
 
-/// Every card alone and in every combo size, sorted: priced fitting single cards first, then
-/// priced fitting combos (seed 003: a single card is preferred when one fits), then fitting
-/// options without a price (singles, then combos), then the rest; within each group the
-/// cheapest first, then the most free memory.
+/// Every card in every count of `sizes`, sorted (see [`sort_options`]). `per_card_need`
+/// gives the bytes each card must hold when the plan runs on `count` cards.
 pub fn options(
     gpus: &[Gpu],
     scenario: &Scenario,
-    breakdown: &Breakdown,
-    include_combos: bool,
+    sizes: &[u32],
+    per_card_need: &dyn Fn(u32) -> f64,
+    total_need: f64,
+    decode_bytes_per_token: Option<f64>,
 ) -> Vec<FitOption> {
-    let sizes: &[u32] = if include_combos {
-        &COMBO_SIZES
-    } else {
-        &COMBO_SIZES[..1]
-    };
+    let needs: Vec<(u32, f64)> = sizes.iter().map(|&n| (n, per_card_need(n))).collect();
     let mut out: Vec<FitOption> = gpus
         .iter()
         .enumerate()
-        .flat_map(|(i, g)| sizes.iter().map(move |&n| (i, g, n)))
-        .map(|(i, g, n)| evaluate(i, g, n, scenario, breakdown))
+        .flat_map(|(i, g)| needs.iter().map(move |&(n, need)| (i, g, n, need)))
+        .map(|(i, g, n, need)| evaluate(i, g, n, scenario, need, total_need, decode_bytes_per_token))
         .collect();
     sort_options(&mut out);
     out

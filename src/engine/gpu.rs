@@ -59,6 +59,10 @@ pub struct Gpu {
     pub architecture: String,
     /// Capacity as marketed, decimal GB.
     pub memory_gb: f64,
+    /// Bytes the driver reports, where a source gives them (NVIDIA's "80GB" parts expose
+    /// about 80 GiB). The calibrated convention plans against this; seed 003 against the label.
+    #[serde(default)]
+    pub memory_reported_bytes: Option<f64>,
     pub memory_type: String,
     pub bandwidth_gbs: f64,
     /// Dense BF16 (or FP16) tensor TFLOPS without sparsity, FP32 accumulate.
@@ -91,6 +95,11 @@ pub struct Gpu {
 impl Gpu {
     pub fn memory_bytes(&self) -> f64 {
         self.memory_gb * 1e9
+    }
+
+    /// The capacity a real run sees: the reported bytes, else the marketed label.
+    pub fn memory_real_bytes(&self) -> f64 {
+        self.memory_reported_bytes.unwrap_or_else(|| self.memory_bytes())
     }
 
     pub fn bandwidth_bytes_per_s(&self) -> f64 {

@@ -67,6 +67,47 @@ pub struct Segment {
     pub bytes: f64,
     /// The formula with this scenario's numbers substituted.
     pub formula: String,
+    /// Named sub-terms (e.g. the overhead's CUDA context and fragmentation), summing to `bytes`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
+}
+
+/// A named sub-term of a segment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    pub name: &'static str,
+    #[serde(serialize_with = "whole_bytes")]
+    pub bytes: f64,
+}
+
+impl Segment {
+    pub fn new(kind: SegmentKind, bytes: f64, formula: String) -> Segment {
+        Segment {
+            kind,
+            bytes,
+            formula,
+            parts: Vec::new(),
+        }
+    }
+
+    /// A segment made of named parts; its bytes are their sum.
+    pub fn from_parts(kind: SegmentKind, parts: Vec<Part>, formula: String) -> Segment {
+        let bytes = parts.iter().map(|p| p.bytes).sum();
+        Segment {
+            kind,
+            bytes,
+            formula,
+            parts,
+        }
+    }
+
+    pub fn part(&self, name: &str) -> f64 {
+        self.parts
+            .iter()
+            .filter(|p| p.name == name)
+            .map(|p| p.bytes)
+            .sum()
+    }
 }
 
 fn segment_id<S: Serializer>(kind: &SegmentKind, s: S) -> Result<S::Ok, S::Error> {
@@ -87,6 +128,12 @@ pub struct Breakdown {
     pub decode_bytes_per_token: Option<f64>,
     #[serde(skip)]
     pub decode_formula: Option<String>,
+    /// Host (CPU) memory the plan needs: offloaded optimizer states and parameters.
+    #[serde(skip)]
+    pub host_bytes: f64,
+    /// What this convention assumed or could not model, for the explain view.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 impl Breakdown {
@@ -95,11 +142,13 @@ impl Breakdown {
     }
 
     pub fn get(&self, kind: SegmentKind) -> f64 {
+        // `+ 0.0`: an empty float sum is −0.0, which would print as "-0.00".
         self.segments
             .iter()
             .filter(|s| s.kind == kind)
             .map(|s| s.bytes)
-            .sum()
+            .sum::<f64>()
+            + 0.0
     }
 
     pub fn segment(&self, kind: SegmentKind) -> Option<&Segment> {
@@ -111,6 +160,7 @@ impl Breakdown {
 pub fn breakdown(model: &Model, scenario: &Scenario) -> Breakdown {
     match scenario.convention {
         Convention::Seed => seed::breakdown(model, scenario),
+        Convention::Calibrated => super::calibrated::breakdown(model, scenario),
     }
 }
 
@@ -126,7 +176,7 @@ pub fn kv_cache_bytes(model: &Model, bytes_per_element: f64, context: u64, batch
         * batch as f64
 }
 
-fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, bytes: f64) -> String {
+pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, bytes: f64) -> String {
     let a = &model.arch;
     let per_layer = match &a.mla {
         Some(m) => format!("(latent {} + rope {})", m.kv_lora_rank, m.qk_rope_head_dim),
@@ -206,6 +256,10 @@ pub mod seed {
             segments,
             decode_bytes_per_token: decode.as_ref().map(|(b, _)| *b),
             decode_formula: decode.map(|(_, f)| f),
+            host_bytes: 0.0,
+            notes: vec![
+                "seed 003 fixes AdamW in mixed precision, gradient checkpointing, attention-only adapters and one process".into(),
+            ],
         }
     }
 
@@ -213,34 +267,30 @@ pub mod seed {
     pub fn weights(params: u64, sc: &Scenario) -> Segment {
         let bpp = sc.weights.seed_bytes_per_param();
         let bytes = params as f64 * bpp;
-        Segment {
-            kind: SegmentKind::Weights,
+        Segment::new(
+            SegmentKind::Weights,
             bytes,
-            formula: format!(
+            format!(
                 "{} params × {bpp} B ({}) = {}",
                 group_thousands(params as i64),
                 sc.weights.label(),
                 format_gb(bytes)
             ),
-        }
+        )
     }
 
     pub fn kv_cache(model: &Model, sc: &Scenario) -> Segment {
         let bpe = sc.kv.bytes_per_element();
         let bytes = kv_cache_bytes(model, bpe, sc.context, sc.batch);
-        Segment {
-            kind: SegmentKind::KvCache,
-            bytes,
-            formula: kv_formula(model, bpe, sc, bytes),
-        }
+        Segment::new(SegmentKind::KvCache, bytes, kv_formula(model, bpe, sc, bytes))
     }
 
     pub fn overhead() -> Segment {
-        Segment {
-            kind: SegmentKind::Overhead,
-            bytes: RUNTIME_OVERHEAD_BYTES,
-            formula: "CUDA context, framework and allocator: 2 GB per process (seed 003)".into(),
-        }
+        Segment::new(
+            SegmentKind::Overhead,
+            RUNTIME_OVERHEAD_BYTES,
+            "CUDA context, framework and allocator: 2 GB per process (seed 003)".into(),
+        )
     }
 
     /// Seed 003 section 07: decoding one token reads every resident weight once, so the
@@ -260,15 +310,15 @@ pub mod seed {
     pub fn full_gradients(params: u64, sc: &Scenario) -> Segment {
         let bpp = sc.weights.seed_bytes_per_param();
         let bytes = params as f64 * bpp;
-        Segment {
-            kind: SegmentKind::Gradients,
+        Segment::new(
+            SegmentKind::Gradients,
             bytes,
-            formula: format!(
+            format!(
                 "{} params × {bpp} B = {}",
                 format_params(params),
                 format_gb(bytes)
             ),
-        }
+        )
     }
 
     /// Adam's m and v in fp32 (8 B), plus an fp32 master copy (4 B) when the weights are
@@ -286,29 +336,29 @@ pub mod seed {
         } else {
             "Adam m, v fp32 8 B"
         };
-        Segment {
-            kind: SegmentKind::Optimizer,
+        Segment::new(
+            SegmentKind::Optimizer,
             bytes,
-            formula: format!(
+            format!(
                 "{} params × ({what}) = {}",
                 format_params(params),
                 format_gb(bytes)
             ),
-        }
+        )
     }
 
     /// The ×1.15 of the full fine-tune column: 15% of weights + gradients + optimizer.
     pub fn full_activations(stored_bytes: f64) -> Segment {
         let bytes = stored_bytes * FULL_FINE_TUNE_ACTIVATION_FACTOR;
-        Segment {
-            kind: SegmentKind::Activations,
+        Segment::new(
+            SegmentKind::Activations,
             bytes,
-            formula: format!(
+            format!(
                 "15% of weights + gradients + optimizer ({}) for activations and fragmentation = {}",
                 format_gb(stored_bytes),
                 format_gb(bytes)
             ),
-        }
+        )
     }
 
     /// Adapter parameters: 0.5% of the model at rank 16, in proportion to the rank.
@@ -318,15 +368,15 @@ pub mod seed {
 
     fn adapter_part(kind: SegmentKind, adapter_params: f64, bpp: f64, what: &str) -> Segment {
         let bytes = adapter_params * bpp;
-        Segment {
+        Segment::new(
             kind,
             bytes,
-            formula: format!(
+            format!(
                 "{} adapter params × {bpp} B ({what}) = {}",
                 format_params(adapter_params.round() as u64),
                 format_gb(bytes)
             ),
-        }
+        )
     }
 
     pub fn adapter_weights(adapter_params: f64, params: u64, rank: u64) -> Segment {
@@ -363,10 +413,10 @@ pub mod seed {
         let one_layer = s * b * h * 34.0 + 5.0 * a.heads as f64 * s * s * b;
         let logits = 4.0 * s * b * a.vocab as f64;
         let bytes = layer_inputs + one_layer + logits;
-        Segment {
-            kind: SegmentKind::Activations,
+        Segment::new(
+            SegmentKind::Activations,
             bytes,
-            formula: format!(
+            format!(
                 "checkpointing on: layer inputs 2·s·b·h·L = {} + one layer recomputed \
                  34·s·b·h + 5·a·s²·b = {} + fp32 logits 4·s·b·V = {} (s {}, b {}, h {}, L {}, a {}, V {}) = {}",
                 format_gb(layer_inputs),
@@ -380,7 +430,7 @@ pub mod seed {
                 a.vocab,
                 format_gb(bytes)
             ),
-        }
+        )
     }
 }
 

@@ -1,5 +1,6 @@
 //! The arithmetic: pure functions over plain data. No terminal, no files, no arguments.
 
+pub mod calibrated;
 pub mod choice;
 pub mod decode;
 pub mod explain;

@@ -94,6 +94,8 @@ pub struct Architecture {
     pub mla: Option<Mla>,
     /// Count the active parameters without the input embedding (OpenAI's gpt-oss convention).
     pub active_excludes_embedding: bool,
+    /// Rows of a learned absolute position embedding (GPT-2, GPTBigCode); 0 for RoPE models.
+    pub position_embeddings: u64,
 }
 
 /// Total and per-token active parameter counts.
@@ -165,7 +167,7 @@ impl Architecture {
     /// Exact parameter count: total resident, and active per token.
     pub fn param_count(&self) -> ParamCount {
         let h = self.hidden;
-        let embedding = self.vocab * h;
+        let embedding = self.vocab * h + self.position_embeddings * h;
         let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h };
         let per_layer_fixed = self.attention_params() + self.norms_per_layer * self.norm_params();
         let final_norm = self.norm_params();
@@ -193,6 +195,44 @@ impl Architecture {
         };
         let active = active_embedding + common + moe_layers * moe.active * expert;
         ParamCount { total, active }
+    }
+
+    /// Parameters that stay 16-bit when the linear layers are quantized: embeddings,
+    /// lm_head, norms and MoE routers.
+    pub fn unquantized_params(&self) -> u64 {
+        let embeddings = self.vocab * self.hidden * if self.tied_embeddings { 1 } else { 2 }
+            + self.position_embeddings * self.hidden;
+        let norms = (self.layers * self.norms_per_layer + 1) * self.norm_params();
+        let routers = self
+            .moe
+            .as_ref()
+            .map_or(0, |m| self.moe_layers() * m.experts * self.hidden);
+        embeddings + norms + routers
+    }
+
+    /// Width of the query projection output (heads × head_dim, or MLA's q head width).
+    pub fn q_width(&self) -> u64 {
+        match &self.mla {
+            Some(m) => self.heads * (m.qk_nope_head_dim + m.qk_rope_head_dim),
+            None => self.heads * self.head_dim,
+        }
+    }
+
+    /// Width of the key (and value) projection output.
+    pub fn kv_width(&self) -> u64 {
+        match &self.mla {
+            Some(m) => m.kv_lora_rank + m.qk_rope_head_dim,
+            None => self.kv_heads * self.head_dim,
+        }
+    }
+
+    /// Elements of the largest quantizable linear weight (what a dequantize-on-the-fly
+    /// kernel expands at once); lm_head stays 16-bit and is not counted.
+    pub fn largest_linear(&self) -> u64 {
+        let mlp = self
+            .intermediate
+            .max(self.moe.as_ref().map_or(0, |m| m.expert_intermediate));
+        (self.hidden * mlp).max(self.hidden * self.q_width())
     }
 
     /// Elements cached per token per layer for keys and values together (full attention).

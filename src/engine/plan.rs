@@ -4,7 +4,7 @@ use super::fit::{self, FitOption};
 use super::gpu::Gpu;
 use super::memory::{self, Breakdown};
 use super::model::{Model, ParamCount};
-use super::scenario::Scenario;
+use super::scenario::{Convention, Scenario};
 
 /// Everything the screens and the CLI show for one scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,11 +28,43 @@ impl Plan {
     }
 }
 
-/// Plan `scenario` for `model` on every card of `gpus` (and their 2/4/8 combos when
-/// `include_combos`). The scenario must have passed [`Scenario::validate`].
+/// Plan `scenario` for `model` on every card of `gpus`: alone and in 2/4/8-card combos when
+/// `include_combos`, or only in `scenario.cards` when that is more than one. The scenario
+/// must have passed [`Scenario::validate`].
 pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bool) -> Plan {
     let breakdown = memory::breakdown(model, scenario);
-    let options = fit::options(gpus, scenario, &breakdown, include_combos);
+    let sizes: Vec<u32> = if scenario.cards > 1 {
+        vec![scenario.cards]
+    } else if include_combos {
+        fit::COMBO_SIZES.to_vec()
+    } else {
+        vec![1]
+    };
+    let total = breakdown.total();
+    let per_card = |n: u32| -> f64 {
+        match scenario.convention {
+            // Seed 003 adds the cards' memory up: each holds an equal share.
+            Convention::Seed => total / f64::from(n),
+            // Calibrated: the breakdown itself changes with the card count (sharding, splits).
+            Convention::Calibrated if n == scenario.cards => total,
+            Convention::Calibrated => memory::breakdown(
+                model,
+                &Scenario {
+                    cards: n,
+                    ..scenario.clone()
+                },
+            )
+            .total(),
+        }
+    };
+    let options = fit::options(
+        gpus,
+        scenario,
+        &sizes,
+        &per_card,
+        per_card(1),
+        breakdown.decode_bytes_per_token,
+    );
     Plan {
         params: model.params(),
         kv_bytes_per_token: model.kv_bytes_per_token(scenario.kv.bytes_per_element()),

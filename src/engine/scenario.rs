@@ -55,23 +55,158 @@ impl Choice for Method {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Convention {
+    /// What a real run allocates: exact parameters, real bits per weight, per-layer
+    /// activations, the logits spike, optimizer choices, sharding, named overheads.
+    Calibrated,
     /// Exactly the arithmetic seed 003 states (decimal GB, fixed bytes per parameter,
     /// +2 GB overhead, full fine-tune 16 B/param ×1.15).
     Seed,
 }
 
 impl Choice for Convention {
-    const ALL: &'static [Self] = &[Self::Seed];
+    const ALL: &'static [Self] = &[Self::Calibrated, Self::Seed];
 
     fn id(self) -> &'static str {
         match self {
+            Self::Calibrated => "calibrated",
             Self::Seed => "seed",
         }
     }
 
     fn label(self) -> &'static str {
         match self {
-            Self::Seed => "Seed 003 arithmetic",
+            Self::Calibrated => "Calibrated",
+            Self::Seed => "Seed 003",
+        }
+    }
+}
+
+/// Optimizer of a training run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Optimizer {
+    AdamW,
+    AdamW8bit,
+    PagedAdamW8bit,
+    Adafactor,
+    Sgd,
+    Lion,
+}
+
+impl Choice for Optimizer {
+    const ALL: &'static [Self] = &[
+        Self::AdamW,
+        Self::AdamW8bit,
+        Self::PagedAdamW8bit,
+        Self::Adafactor,
+        Self::Sgd,
+        Self::Lion,
+    ];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::AdamW => "adamw",
+            Self::AdamW8bit => "adamw-8bit",
+            Self::PagedAdamW8bit => "paged-adamw-8bit",
+            Self::Adafactor => "adafactor",
+            Self::Sgd => "sgd",
+            Self::Lion => "lion",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::AdamW => "AdamW",
+            Self::AdamW8bit => "AdamW 8-bit",
+            Self::PagedAdamW8bit => "Paged AdamW 8-bit",
+            Self::Adafactor => "Adafactor",
+            Self::Sgd => "SGD momentum",
+            Self::Lion => "Lion",
+        }
+    }
+}
+
+/// How trainable weights, gradients and optimizer states are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrainingPrecision {
+    /// 16-bit weights and gradients, an fp32 master copy and fp32 optimizer states.
+    Mixed,
+    /// Pure bf16: weights, gradients and optimizer states all 16-bit (torchtune's default).
+    Bf16,
+}
+
+impl Choice for TrainingPrecision {
+    const ALL: &'static [Self] = &[Self::Mixed, Self::Bf16];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::Mixed => "mixed",
+            Self::Bf16 => "bf16",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Mixed => "mixed (fp32 master)",
+            Self::Bf16 => "pure bf16",
+        }
+    }
+}
+
+/// Which linear layers carry LoRA adapters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoraTargets {
+    /// q, k, v and o projections.
+    Attention,
+    /// Every linear layer of the blocks (attention and MLP).
+    All,
+}
+
+impl Choice for LoraTargets {
+    const ALL: &'static [Self] = &[Self::Attention, Self::All];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::Attention => "attention",
+            Self::All => "all",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Attention => "attention q,k,v,o",
+            Self::All => "all linear",
+        }
+    }
+}
+
+/// What ZeRO / FSDP moves to host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Offload {
+    None,
+    Optimizer,
+    All,
+}
+
+impl Choice for Offload {
+    const ALL: &'static [Self] = &[Self::None, Self::Optimizer, Self::All];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Optimizer => "optimizer",
+            Self::All => "all",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Optimizer => "optimizer to CPU",
+            Self::All => "params + optimizer to CPU",
         }
     }
 }
@@ -99,12 +234,32 @@ pub struct Scenario {
     /// LoRA/QLoRA adapter rank.
     pub lora_rank: u64,
     pub tight_rule: TightRule,
+    // The knobs below are the calibrated convention's; the seed convention fixes them
+    // (AdamW in mixed precision, checkpointing on, attention targets, one process).
+    pub optimizer: Optimizer,
+    /// Step the optimizer inside the backward pass (torchtune `optimizer_in_bwd`): each
+    /// gradient is freed right after its update, so the full gradient buffer never exists.
+    pub optimizer_in_backward: bool,
+    pub training_precision: TrainingPrecision,
+    pub checkpointing: bool,
+    pub flash_attention: bool,
+    /// Fused / chunked cross-entropy: no full fp32 logits tensor.
+    pub fused_ce: bool,
+    pub lora_targets: LoraTargets,
+    /// ZeRO stage (FSDP full shard = 3) across the cards of a combo.
+    pub zero: u8,
+    pub offload: Offload,
+    /// Cards the plan is drawn for (the bar and `total_bytes` are per card).
+    pub cards: u32,
+    /// Serving engine's share of card memory (vLLM's `gpu_memory_utilization`).
+    pub gpu_util: f64,
 }
 
 /// Limits beyond which a number is a typo rather than a plan.
 pub const MAX_CONTEXT: u64 = 16 * 1024 * 1024;
 pub const MAX_BATCH: u64 = 1 << 20;
 pub const MAX_LORA_RANK: u64 = 65_536;
+pub const MAX_CARDS: u32 = 4096;
 
 impl Scenario {
     /// Seed 003's inference setting: BF16 weights, FP16 cache, 8,192 tokens, batch 1.
@@ -118,6 +273,25 @@ impl Scenario {
             convention: Convention::Seed,
             lora_rank: 16,
             tight_rule: TightRule::Seed,
+            optimizer: Optimizer::AdamW,
+            optimizer_in_backward: false,
+            training_precision: TrainingPrecision::Mixed,
+            checkpointing: true,
+            flash_attention: true,
+            fused_ce: false,
+            lora_targets: LoraTargets::Attention,
+            zero: 3,
+            offload: Offload::None,
+            cards: 1,
+            gpu_util: 0.9,
+        }
+    }
+
+    /// The same workload under the calibrated convention.
+    pub fn calibrated(self) -> Self {
+        Self {
+            convention: Convention::Calibrated,
+            ..self
         }
     }
 
@@ -158,19 +332,40 @@ impl Scenario {
                 "safety margin must be between 0 and 10 (a fraction), got {m}"
             ));
         }
+        if self.zero > 3 {
+            return Err(format!("ZeRO stage must be 0, 1, 2 or 3, got {}", self.zero));
+        }
+        if self.cards == 0 || self.cards > MAX_CARDS {
+            return Err(format!(
+                "cards must be between 1 and {MAX_CARDS}, got {}",
+                self.cards
+            ));
+        }
+        if !(self.gpu_util > 0.0 && self.gpu_util <= 1.0) {
+            return Err(format!(
+                "gpu-util must be a fraction in (0, 1], got {}",
+                self.gpu_util
+            ));
+        }
+        if self.method.is_training() && self.weights.is_gguf() {
+            return Err(format!(
+                "{} is a llama.cpp inference format; training needs bf16/fp16/fp32 (or nf4 for QLoRA)",
+                self.weights.label()
+            ));
+        }
         match self.method {
             Method::Full | Method::Lora if !self.weights.is_float16_or_wider() => Err(format!(
                 "{} trains in 16- or 32-bit weights, not {}: use --weights bf16, fp16 or fp32{}",
                 self.method.label(),
                 self.weights.label(),
-                if self.method == Method::Lora && self.weights.is_4bit() {
+                if self.method == Method::Lora && self.weights.is_4bit_base() {
                     " (or --method qlora for a 4-bit base)"
                 } else {
                     ""
                 }
             )),
-            Method::Qlora if !self.weights.is_4bit() => Err(format!(
-                "QLoRA quantizes the frozen base to 4 bits, not {}: use --weights nf4 or int4 (or --method lora)",
+            Method::Qlora if !self.weights.is_4bit_base() => Err(format!(
+                "QLoRA quantizes the frozen base to 4 bits, not {}: use --weights nf4, nf4-dq, fp4 or int4 (or --method lora)",
                 self.weights.label()
             )),
             _ => Ok(()),

@@ -60,6 +60,7 @@ pub enum Action {
     CycleMethod,
     CycleWeights,
     CycleKv,
+    ToggleConvention,
     ContextUp,
     ContextDown,
     BatchUp,

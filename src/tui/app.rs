@@ -8,7 +8,8 @@ use super::theme::Theme;
 use crate::catalog::Catalog;
 use crate::engine::fit::one_row_per_card;
 use crate::engine::{
-    Choice, FitOption, KvPrecision, Method, Model, Plan, Scenario, SegmentKind, TightRule, plan,
+    Breakdown, Choice, Convention, FitOption, KvPrecision, Method, Model, Plan, Scenario, SegmentKind,
+    TightRule, plan,
 };
 
 /// Context lengths a slider steps through: powers of two and the common marketed sizes.
@@ -18,6 +19,8 @@ pub const CONTEXT_STEPS: &[u64] = &[
 pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
 pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
+pub const CARD_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
+pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98];
 
 /// The workload pane's rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,19 +31,76 @@ pub enum Knob {
     Context,
     Batch,
     LoraRank,
+    LoraTargets,
+    Optimizer,
+    Precision,
+    Checkpointing,
+    FlashAttention,
+    FusedCe,
+    OptimizerInBackward,
+    Zero,
+    Offload,
+    Cards,
+    GpuUtil,
+    Convention,
     Tight,
 }
 
 impl Knob {
-    pub const ALL: [Knob; 7] = [
-        Knob::Method,
-        Knob::Weights,
-        Knob::Kv,
-        Knob::Context,
-        Knob::Batch,
-        Knob::LoraRank,
-        Knob::Tight,
-    ];
+    /// The rows shown for a method, in order.
+    pub fn for_method(method: Method) -> Vec<Knob> {
+        use crate::engine::Method as M;
+        use Knob::*;
+        match method {
+            M::Inference => vec![
+                Method,
+                Weights,
+                Kv,
+                Context,
+                Batch,
+                FlashAttention,
+                Cards,
+                GpuUtil,
+                Convention,
+                Tight,
+            ],
+            M::Full => vec![
+                Method,
+                Weights,
+                Context,
+                Batch,
+                Optimizer,
+                Precision,
+                Checkpointing,
+                FlashAttention,
+                FusedCe,
+                OptimizerInBackward,
+                Zero,
+                Offload,
+                Cards,
+                Convention,
+                Tight,
+            ],
+            M::Lora | M::Qlora => vec![
+                Method,
+                Weights,
+                Context,
+                Batch,
+                LoraRank,
+                LoraTargets,
+                Optimizer,
+                Precision,
+                Checkpointing,
+                FlashAttention,
+                FusedCe,
+                Zero,
+                Offload,
+                Cards,
+                Convention,
+                Tight,
+            ],
+        }
+    }
 
     pub fn label(self, method: Method) -> &'static str {
         match self {
@@ -51,17 +111,35 @@ impl Knob {
             Knob::Context => "Context",
             Knob::Batch => "Batch",
             Knob::LoraRank => "LoRA rank",
+            Knob::LoraTargets => "Targets",
+            Knob::Optimizer => "Optimizer",
+            Knob::Precision => "Precision",
+            Knob::Checkpointing => "Checkpoint",
+            Knob::FlashAttention => "Flash attn",
+            Knob::FusedCe => "Fused CE",
+            Knob::OptimizerInBackward => "Opt in bwd",
+            Knob::Zero => "ZeRO",
+            Knob::Offload => "Offload",
+            Knob::Cards => "Cards",
+            Knob::GpuUtil => "GPU util",
+            Knob::Convention => "Rules",
             Knob::Tight => "Tight when",
         }
     }
 
-    /// Whether the knob changes anything for this method.
-    pub fn applies(self, method: Method) -> bool {
-        match self {
-            Knob::Kv => method == Method::Inference,
-            Knob::LoraRank => matches!(method, Method::Lora | Method::Qlora),
-            _ => true,
-        }
+    /// Knobs the seed convention fixes (shown, but they change nothing there).
+    pub fn calibrated_only(self) -> bool {
+        !matches!(
+            self,
+            Knob::Method
+                | Knob::Weights
+                | Knob::Kv
+                | Knob::Context
+                | Knob::Batch
+                | Knob::LoraRank
+                | Knob::Convention
+                | Knob::Tight
+        )
     }
 }
 
@@ -72,6 +150,18 @@ pub enum Overlay {
     Help,
     ExplainSegments,
     ExplainCard(usize, u32),
+}
+
+/// The scenario under the other convention.
+pub fn other_convention(sc: &Scenario) -> Scenario {
+    let convention = match sc.convention {
+        Convention::Calibrated => Convention::Seed,
+        Convention::Seed => Convention::Calibrated,
+    };
+    Scenario {
+        convention,
+        ..sc.clone()
+    }
 }
 
 /// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
@@ -119,6 +209,8 @@ pub struct App {
     pub filtering: bool,
     pub scenario: Scenario,
     pub plan: Plan,
+    /// The same scenario under the other convention, for the explain view's comparison.
+    pub other: Breakdown,
     pub focus: Pane,
     pub knob: usize,
     pub segment: usize,
@@ -136,6 +228,7 @@ pub struct App {
     pub last_area: Rect,
     pub model_offset: usize,
     pub card_offset: usize,
+    pub knob_offset: usize,
 }
 
 impl App {
@@ -159,8 +252,9 @@ impl App {
             .or(first)
             .unwrap_or_else(|| "llama-3.1-70b".into());
         let model = models.iter().position(|m| m.id == wanted).unwrap_or(0);
-        let scenario = Scenario::seed_inference(crate::engine::WeightPrecision::Bf16);
+        let scenario = Scenario::seed_inference(crate::engine::WeightPrecision::Bf16).calibrated();
         let plan = plan(&models[model], &catalog.gpus, &scenario, true);
+        let other = crate::engine::memory::breakdown(&models[model], &other_convention(&scenario));
         App {
             catalog,
             models,
@@ -170,6 +264,7 @@ impl App {
             filtering: false,
             scenario,
             plan,
+            other,
             focus: Pane::Workload,
             knob: 0,
             segment: 0,
@@ -184,6 +279,7 @@ impl App {
             last_area: Rect::default(),
             model_offset: 0,
             card_offset: 0,
+            knob_offset: 0,
         }
     }
 
@@ -210,10 +306,20 @@ impl App {
     /// Indices into `plan.options` shown in the cards pane.
     pub fn visible_cards(&self) -> Vec<usize> {
         if self.all_combos {
-            (0..self.plan.options.len()).collect()
-        } else {
-            one_row_per_card(&self.plan.options)
+            return (0..self.plan.options.len()).collect();
         }
+        let mut rows = one_row_per_card(&self.plan.options);
+        // The card the bar is pinned to is always listed, even when a combo of it fits.
+        if let Some((g, n)) = self.pinned
+            && let Some(i) = self.plan.options.iter().position(|o| o.gpu == g && o.count == n)
+            && !rows.contains(&i)
+        {
+            rows.push(i);
+            rows.sort_unstable();
+            // Fitting rows first, as the options themselves are sorted.
+            rows.sort_by_key(|&r| !self.plan.options[r].verdict.is_fit());
+        }
+        rows
     }
 
     /// The option the memory bar is drawn against.
@@ -251,8 +357,19 @@ impl App {
             .collect()
     }
 
+    /// The knob rows shown for the current method.
+    pub fn knobs(&self) -> Vec<Knob> {
+        Knob::for_method(self.scenario.method)
+    }
+
     fn recompute(&mut self) {
         self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
+        self.other =
+            crate::engine::memory::breakdown(self.current_model(), &other_convention(&self.scenario));
+        let k = self.knobs().len();
+        if self.knob >= k {
+            self.knob = k - 1;
+        }
         let n = self.bar_segments().len();
         if self.segment >= n {
             self.segment = n.saturating_sub(1);
@@ -311,6 +428,7 @@ impl App {
                 | Action::CycleMethod
                 | Action::CycleWeights
                 | Action::CycleKv
+                | Action::ToggleConvention
                 | Action::ContextUp
                 | Action::ContextDown
                 | Action::BatchUp
@@ -354,6 +472,7 @@ impl App {
             Action::CycleMethod => self.change(Knob::Method, true),
             Action::CycleWeights => self.change(Knob::Weights, true),
             Action::CycleKv => self.change(Knob::Kv, true),
+            Action::ToggleConvention => self.change(Knob::Convention, true),
             Action::ContextUp => self.change(Knob::Context, true),
             Action::ContextDown => self.change(Knob::Context, false),
             Action::BatchUp => self.change(Knob::Batch, true),
@@ -367,7 +486,10 @@ impl App {
             Action::Left | Action::Right => {
                 let up = action == Action::Right;
                 match self.focus {
-                    Pane::Workload => self.change(Knob::ALL[self.knob], up),
+                    Pane::Workload => {
+                        let knob = self.knobs()[self.knob.min(self.knobs().len() - 1)];
+                        self.change(knob, up);
+                    }
                     Pane::Bar => {
                         let n = self.bar_segments().len().max(1);
                         self.segment = if up {
@@ -439,7 +561,7 @@ impl App {
                     self.set_model(next);
                 }
             }
-            Pane::Workload => self.knob = clamp(self.knob, Knob::ALL.len()),
+            Pane::Workload => self.knob = clamp(self.knob, self.knobs().len()),
             Pane::Bar => {
                 let n = self.bar_segments().len();
                 self.segment = clamp(self.segment, n);
@@ -456,18 +578,19 @@ impl App {
     /// Change one knob one step and re-plan.
     pub fn change(&mut self, knob: Knob, up: bool) {
         let sc = &mut self.scenario;
-        let cycle = |v: usize, n: usize| if up { (v + 1) % n } else { (v + n - 1) % n };
+        fn cycle<T: Choice>(v: T, up: bool) -> T {
+            if up { v.next() } else { v.prev() }
+        }
         match knob {
             Knob::Method => {
-                sc.method = if up { sc.method.next() } else { sc.method.prev() };
-                if (Scenario {
-                    weights: sc.weights,
-                    ..sc.clone()
-                })
-                .validate()
-                .is_err()
-                {
+                let before = sc.method;
+                sc.method = cycle(sc.method, up);
+                if sc.validate().is_err() {
                     sc.weights = sc.method.default_weights();
+                }
+                // Training plans start at the seed's sequence of 2,048; inference at 8,192.
+                if before.is_training() != sc.method.is_training() {
+                    sc.context = if sc.method.is_training() { 2048 } else { 8192 };
                 }
             }
             Knob::Weights => {
@@ -484,15 +607,39 @@ impl App {
                     })
                     .collect();
                 let pos = valid.iter().position(|w| *w == sc.weights).unwrap_or(0);
-                sc.weights = valid[cycle(pos, valid.len())];
+                let n = valid.len();
+                sc.weights = valid[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
             }
-            Knob::Kv => sc.kv = if up { sc.kv.next() } else { sc.kv.prev() },
+            Knob::Kv => sc.kv = cycle(sc.kv, up),
             Knob::Context => sc.context = step(CONTEXT_STEPS, sc.context, up),
             Knob::Batch => sc.batch = step(BATCH_STEPS, sc.batch, up),
             Knob::LoraRank => sc.lora_rank = step(RANK_STEPS, sc.lora_rank, up),
+            Knob::LoraTargets => sc.lora_targets = cycle(sc.lora_targets, up),
+            Knob::Optimizer => sc.optimizer = cycle(sc.optimizer, up),
+            Knob::Precision => sc.training_precision = cycle(sc.training_precision, up),
+            Knob::Checkpointing => sc.checkpointing = !sc.checkpointing,
+            Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
+            Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
+            Knob::OptimizerInBackward => sc.optimizer_in_backward = !sc.optimizer_in_backward,
+            Knob::Zero => sc.zero = if up { (sc.zero + 1) % 4 } else { (sc.zero + 3) % 4 },
+            Knob::Offload => sc.offload = cycle(sc.offload, up),
+            Knob::Cards => sc.cards = step(CARD_STEPS, u64::from(sc.cards), up) as u32,
+            Knob::GpuUtil => {
+                let pos = GPU_UTIL_STEPS
+                    .iter()
+                    .position(|u| (*u - sc.gpu_util).abs() < 1e-9);
+                let i = match (pos, up) {
+                    (Some(p), true) => (p + 1).min(GPU_UTIL_STEPS.len() - 1),
+                    (Some(p), false) => p.saturating_sub(1),
+                    (None, _) => GPU_UTIL_STEPS.iter().position(|u| *u >= sc.gpu_util).unwrap_or(0),
+                };
+                sc.gpu_util = GPU_UTIL_STEPS[i];
+            }
+            Knob::Convention => sc.convention = cycle(sc.convention, up),
             Knob::Tight => {
                 let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
-                sc.tight_rule = TIGHT_RULES[cycle(pos, TIGHT_RULES.len())];
+                let n = TIGHT_RULES.len();
+                sc.tight_rule = TIGHT_RULES[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
             }
         }
         self.recompute();
@@ -520,7 +667,8 @@ impl App {
                 }
             }
             Pane::Workload => {
-                if row < Knob::ALL.len() {
+                let row = row + self.knob_offset;
+                if row < self.knobs().len() {
                     self.knob = row;
                 }
             }
@@ -540,6 +688,7 @@ impl App {
     /// Value text of a knob, for the workload pane.
     pub fn knob_value(&self, knob: Knob) -> String {
         let sc = &self.scenario;
+        let on = |b: bool| if b { "on" } else { "off" }.to_string();
         match knob {
             Knob::Method => sc.method.label().into(),
             Knob::Weights => sc.weights.label().into(),
@@ -547,6 +696,24 @@ impl App {
             Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
             Knob::Batch => sc.batch.to_string(),
             Knob::LoraRank => sc.lora_rank.to_string(),
+            Knob::LoraTargets => sc.lora_targets.label().into(),
+            Knob::Optimizer => sc.optimizer.label().into(),
+            Knob::Precision => sc.training_precision.label().into(),
+            Knob::Checkpointing => on(sc.checkpointing),
+            Knob::FlashAttention => on(sc.flash_attention),
+            Knob::FusedCe => on(sc.fused_ce),
+            Knob::OptimizerInBackward => on(sc.optimizer_in_backward),
+            Knob::Zero => format!("stage {}", sc.zero),
+            Knob::Offload => sc.offload.label().into(),
+            Knob::Cards => {
+                if sc.cards == 1 {
+                    "1 (combos: 2, 4, 8)".into()
+                } else {
+                    format!("{} per plan", sc.cards)
+                }
+            }
+            Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
+            Knob::Convention => sc.convention.label().into(),
             Knob::Tight => tight_rule_label(sc.tight_rule),
         }
     }

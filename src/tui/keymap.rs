@@ -135,7 +135,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Select,
         help: "cards: draw the bar against this card or combo",
         scope: Scope::Everywhere,
-        hint: Some("pick"),
+        hint: None,
     },
     Binding {
         keys: &[(KeyCode::Char('/'), NONE)],
@@ -168,6 +168,14 @@ pub const BINDINGS: &[Binding] = &[
         help: "next KV-cache precision",
         scope: Scope::Everywhere,
         hint: None,
+    },
+    Binding {
+        keys: &[(KeyCode::Char('r'), NONE)],
+        label: "r",
+        action: Action::ToggleConvention,
+        help: "switch rules: calibrated / seed 003 (explain compares them)",
+        scope: Scope::Everywhere,
+        hint: Some("rules"),
     },
     Binding {
         keys: &[(KeyCode::Char(']'), NONE)],

@@ -28,9 +28,15 @@ fn pin(app: &mut App, gpu: &str, count: u32) {
     }
 }
 
+/// Llama 3.1 8B in BF16 at 8k on one RTX 4090: tight under the calibrated rules.
+fn eight_on_4090(app: &mut App) {
+    app.select_model("llama-3.1-8b");
+    pin(app, "rtx-4090", 1);
+}
+
 fn seventy_fp8(app: &mut App) {
     app.select_model("llama-3.1-70b");
-    app.set_scenario(Scenario::seed_inference(WeightPrecision::Fp8));
+    app.set_scenario(Scenario::seed_inference(WeightPrecision::Fp8).calibrated());
     pin(app, "h100-pcie", 1);
 }
 
@@ -53,27 +59,24 @@ pub const STATES: &[State] = &[
     },
     State {
         name: "tight-80x24",
-        about: "70B FP8 on one H100 PCIe: tight (4.76 GB left)",
+        about: "Llama 3.1 8B BF16 at 8k on one RTX 4090: tight",
         width: 80,
         height: 24,
         theme: "default",
         setup: |a| {
-            seventy_fp8(a);
+            eight_on_4090(a);
             a.focus = Pane::Cards;
         },
     },
     State {
         name: "overflow-80x24",
-        about: "70B FP8 at 32k context on one H100 PCIe: does not fit",
+        about: "70B FP8 at 8k on one H100 PCIe: does not fit under the calibrated rules",
         width: 80,
         height: 24,
         theme: "default",
         setup: |a| {
             seventy_fp8(a);
-            a.set_scenario(Scenario {
-                context: 32768,
-                ..Scenario::seed_inference(WeightPrecision::Fp8)
-            });
+
             a.focus = Pane::Bar;
         },
     },
@@ -85,10 +88,6 @@ pub const STATES: &[State] = &[
         theme: "default",
         setup: |a| {
             seventy_fp8(a);
-            a.set_scenario(Scenario {
-                context: 32768,
-                ..Scenario::seed_inference(WeightPrecision::Fp8)
-            });
         },
     },
     State {
@@ -99,7 +98,7 @@ pub const STATES: &[State] = &[
         theme: "default",
         setup: |a| {
             a.select_model("llama-3.1-8b");
-            a.set_scenario(Scenario::seed_training(Method::Full));
+            a.set_scenario(Scenario::seed_training(Method::Full).calibrated());
         },
     },
     State {
@@ -110,9 +109,9 @@ pub const STATES: &[State] = &[
         theme: "default",
         setup: |a| {
             a.select_model("qwen3-14b");
-            a.set_scenario(Scenario::seed_training(Method::Lora));
+            a.set_scenario(Scenario::seed_training(Method::Lora).calibrated());
             a.focus = Pane::Workload;
-            a.knob = 5;
+            a.knob = 4;
         },
     },
     State {
@@ -122,7 +121,7 @@ pub const STATES: &[State] = &[
         height: 48,
         theme: "default",
         setup: |a| {
-            a.set_scenario(Scenario::seed_training(Method::Qlora));
+            a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
             a.all_combos = true;
             a.focus = Pane::Cards;
         },
@@ -200,12 +199,12 @@ pub const STATES: &[State] = &[
     },
     State {
         name: "tight-160x48",
-        about: "70B FP8 on one H100 PCIe on a large terminal",
+        about: "Llama 3.1 8B BF16 at 8k on one RTX 4090, large terminal",
         width: 160,
         height: 48,
         theme: "default",
         setup: |a| {
-            seventy_fp8(a);
+            eight_on_4090(a);
             a.focus = Pane::Cards;
         },
     },
@@ -217,7 +216,7 @@ pub const STATES: &[State] = &[
         theme: "default",
         setup: |a| {
             a.select_model("llama-3.1-8b");
-            a.set_scenario(Scenario::seed_training(Method::Full));
+            a.set_scenario(Scenario::seed_training(Method::Full).calibrated());
         },
     },
     State {
@@ -228,7 +227,7 @@ pub const STATES: &[State] = &[
         theme: "default",
         setup: |a| {
             a.select_model("qwen3-14b");
-            a.set_scenario(Scenario::seed_training(Method::Lora));
+            a.set_scenario(Scenario::seed_training(Method::Lora).calibrated());
         },
     },
     State {
@@ -238,7 +237,7 @@ pub const STATES: &[State] = &[
         height: 24,
         theme: "default",
         setup: |a| {
-            a.set_scenario(Scenario::seed_training(Method::Qlora));
+            a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
         },
     },
     State {
@@ -249,7 +248,7 @@ pub const STATES: &[State] = &[
         theme: "default",
         setup: |a| {
             a.select_model("qwen3-14b");
-            a.set_scenario(Scenario::seed_training(Method::Lora));
+            a.set_scenario(Scenario::seed_training(Method::Lora).calibrated());
             a.focus = Pane::Bar;
             a.segment = 1;
             a.update(Action::Explain);
@@ -287,8 +286,48 @@ pub const STATES: &[State] = &[
             seventy_fp8(a);
             a.set_scenario(Scenario {
                 context: 32768,
-                ..Scenario::seed_inference(WeightPrecision::Fp8)
+                ..Scenario::seed_inference(WeightPrecision::Fp8).calibrated()
             });
+        },
+    },
+    State {
+        name: "seed-rules-80x24",
+        about: "the same tight plan under seed 003's rules (r switches)",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.update(Action::ToggleConvention);
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "explain-rules-160x48",
+        about: "explain a QLoRA plan: calibrated vs seed 003, segment by segment",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-8b");
+            a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "training-knobs-160x48",
+        about: "full fine-tune of a 70B over 8 cards with ZeRO-3 and optimizer offload",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.set_scenario(Scenario {
+                cards: 8,
+                offload: crate::engine::scenario::Offload::Optimizer,
+                ..Scenario::seed_training(Method::Full).calibrated()
+            });
+            a.focus = Pane::Workload;
+            a.knob = 11;
         },
     },
     State {

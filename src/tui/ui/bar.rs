@@ -68,7 +68,9 @@ impl Widget for MemoryBar<'_> {
             .map(|s| (s.kind, s.bytes))
             .collect();
         let total = self.plan.total_bytes();
-        let capacity = self.target.map_or(total, |o| o.capacity_bytes);
+        // Per card: the bar is drawn for one card of the option, against what the plan may
+        // use of it (a serving engine's share under the calibrated rules).
+        let capacity = self.target.map_or(total, |o| o.usable_bytes / f64::from(o.count));
         let scale = total.max(capacity).max(1.0);
         let width = area.width;
 
@@ -98,7 +100,7 @@ impl Widget for MemoryBar<'_> {
         if area.height >= 2 {
             let y = area.y + 1;
             if let Some(o) = self.target {
-                let comfortable = largest_comfortable_need(self.tight_rule, o.count, o.capacity_bytes);
+                let comfortable = largest_comfortable_need(self.tight_rule, 1, capacity);
                 let margin_col = ((comfortable / scale) * f64::from(width)).round() as u16;
                 let cap_x = area.x + capacity_col.min(width - 1);
                 let margin_x = (margin_col < capacity_col).then(|| area.x + margin_col.min(width - 1));
@@ -109,7 +111,12 @@ impl Widget for MemoryBar<'_> {
                     buf.set_string(mx, y, "┆", t.margin);
                 }
                 let over = (total > capacity).then(|| format!("over by {:.2} GB", to_gb(total - capacity)));
-                let cap_gb = format!("{:.0} GB", to_gb(o.capacity_bytes));
+                let per_card = o.capacity_bytes / f64::from(o.count);
+                let cap_gb = if capacity < per_card * 0.999 {
+                    format!("{:.1} GB usable of {:.1}", to_gb(capacity), to_gb(per_card))
+                } else {
+                    format!("{:.0} GB", to_gb(capacity))
+                };
                 let label = match &over {
                     Some(over) => format!("{cap_gb} · {over}"),
                     None => cap_gb.clone(),

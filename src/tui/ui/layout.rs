@@ -18,7 +18,6 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::tui::action::Pane;
-use crate::tui::app::Knob;
 
 /// Below this the planner says so instead of drawing.
 pub const MIN_WIDTH: u16 = 60;
@@ -42,11 +41,12 @@ impl PlannerLayout {
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             return None;
         }
-        let workload_height = Knob::ALL.len() as u16 + 2;
         let bar_height = 5;
         let [title, body, status] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1)]).areas(area);
         let large = area.width >= 120 && area.height >= 32;
+        // The workload pane scrolls; a large screen shows every knob of a training plan.
+        let workload_height = if large { 18 } else { 9 };
         if large {
             let model_width = (area.width / 5).clamp(30, 40);
             let [models, right] =

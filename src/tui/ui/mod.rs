@@ -12,7 +12,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Cell, Clear, Paragraph, Row, 
 use self::bar::{MemoryBar, verdict_word};
 use self::layout::{MIN_HEIGHT, MIN_WIDTH, PlannerLayout};
 use super::action::Pane;
-use super::app::{App, Knob, Overlay};
+use super::app::{App, Overlay};
 use super::keymap::{BINDINGS, Scope, hints};
 use crate::engine::Choice;
 use crate::engine::explain::explain_option;
@@ -106,7 +106,15 @@ fn title(frame: &mut Frame, area: Rect, app: &App) {
             format!("{} tok × {}", group_thousands(sc.context as i64), sc.batch),
             t.text,
         ),
-        Span::styled(format!(" · {} rules", sc.convention.id()), t.dim),
+        Span::styled(format!(" · {}", sc.convention.id()), t.dim),
+        Span::styled(
+            if sc.cards > 1 {
+                format!(" · per card of {}", sc.cards)
+            } else {
+                String::new()
+            },
+            t.dim,
+        ),
     ]);
     let best = match app.plan.best() {
         Some(o) => {
@@ -202,20 +210,31 @@ pub fn scroll_offset(offset: usize, cursor: usize, height: usize, len: usize) ->
     off
 }
 
-fn workload(frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let block = block(app, Pane::Workload, pane_title(app, Pane::Workload, ""));
+fn workload(frame: &mut Frame, area: Rect, app: &mut App) {
+    let t = app.theme.clone();
+    let knobs = app.knobs();
+    let height = area.height.saturating_sub(2) as usize;
+    app.knob_offset = scroll_offset(app.knob_offset, app.knob, height, knobs.len());
+    let more = if knobs.len() > height {
+        format!(" {}/{} ↕", app.knob + 1, knobs.len())
+    } else {
+        String::new()
+    };
+    let block = block(app, Pane::Workload, pane_title(app, Pane::Workload, &more));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let method = app.scenario.method;
-    let lines: Vec<Line> = Knob::ALL
+    let seed = app.scenario.convention == crate::engine::Convention::Seed;
+    let lines: Vec<Line> = knobs
         .iter()
         .enumerate()
+        .skip(app.knob_offset)
+        .take(height)
         .map(|(i, k)| {
             let focused = app.focus == Pane::Workload && app.knob == i;
-            let applies = k.applies(method);
+            let inert = seed && k.calibrated_only();
             let value = app.knob_value(*k);
-            let base = if applies { t.text } else { t.dim };
+            let base = if inert { t.dim } else { t.text };
             let value_style = if focused {
                 base.patch(t.cursor)
             } else {
@@ -230,15 +249,8 @@ fn workload(frame: &mut Frame, area: Rect, app: &App) {
                 Span::styled(value, value_style),
                 Span::styled(if focused { " ▶" } else { "" }, t.key),
             ];
-            if !applies {
-                spans.push(Span::styled(
-                    if *k == Knob::Kv {
-                        "  (inference only)"
-                    } else {
-                        "  (LoRA/QLoRA only)"
-                    },
-                    t.dim,
-                ));
+            if inert {
+                spans.push(Span::styled("  (calibrated only)", t.dim));
             }
             Line::from(spans)
         })
@@ -283,11 +295,18 @@ fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
         )),
         Cell::from(""),
     ]));
-    let kv = format!(
-        "KV {} B/token ({})",
-        group_thousands(app.plan.kv_bytes_per_token as i64),
-        app.scenario.kv.label()
-    );
+    let kv = if app.plan.breakdown.host_bytes > 0.0 {
+        format!(
+            "host RAM {:.2} GB (offloaded or paged state)",
+            to_gb(app.plan.breakdown.host_bytes)
+        )
+    } else {
+        format!(
+            "KV {} B/token ({})",
+            group_thousands(app.plan.kv_bytes_per_token as i64),
+            app.scenario.kv.label()
+        )
+    };
     let decode = app
         .plan
         .breakdown
@@ -334,18 +353,18 @@ fn memory(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(o) = target {
         let (word, style) = verdict_word(o.verdict, t);
         let total = app.plan.total_bytes();
-        let room = if o.free_bytes >= 0.0 {
-            format!("{:.2} free", to_gb(o.free_bytes))
+        let room = if o.free_bytes_per_card >= 0.0 {
+            format!("{:.2} free", to_gb(o.free_bytes_per_card))
         } else {
-            format!("{:.2} short", to_gb(-o.free_bytes))
+            format!("{:.2} short", to_gb(-o.free_bytes_per_card))
         };
         block = block.title_bottom(
             Line::from(vec![
                 Span::styled(
                     format!(
-                        " {:.2} / {:.0} GB · {room} · ",
+                        " {:.2} / {:.2} GB per card · {room} · ",
                         to_gb(total),
-                        to_gb(o.capacity_bytes)
+                        to_gb(o.usable_bytes / f64::from(o.count))
                     ),
                     t.text,
                 ),
@@ -605,6 +624,7 @@ fn explain(frame: &mut Frame, area: Rect, app: &App) {
                 ),
                 t.text.add_modifier(Modifier::BOLD),
             ));
+            let other = app.scenario.convention.next();
             for s in &app.plan.breakdown.segments {
                 let look = t.segment(s.kind);
                 let mark = Some(s.kind) == focused && app.focus == Pane::Bar;
@@ -618,14 +638,44 @@ fn explain(frame: &mut Frame, area: Rect, app: &App) {
                     ),
                 ]));
                 lines.push(Line::styled(format!("   {}", s.formula), t.text));
+                let there = app.other.get(s.kind);
+                if (there - s.bytes).abs() > 1e6 {
+                    lines.push(Line::styled(
+                        format!(
+                            "   {} rules: {:.2} GB. {}",
+                            other.id(),
+                            to_gb(there),
+                            crate::engine::explain::convention_difference(s.kind)
+                        ),
+                        t.dim,
+                    ));
+                }
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                format!("total = {:.2} GB", to_gb(app.plan.total_bytes())),
+                format!(
+                    "total = {:.2} GB per card ({} rules); {} rules: {:.2} GB",
+                    to_gb(app.plan.total_bytes()),
+                    sc.convention.id(),
+                    other.id(),
+                    to_gb(app.other.total())
+                ),
                 t.text.add_modifier(Modifier::BOLD),
             ));
+            if app.plan.breakdown.host_bytes > 0.0 {
+                lines.push(Line::styled(
+                    format!(
+                        "host RAM: {:.2} GB (offloaded or paged state)",
+                        to_gb(app.plan.breakdown.host_bytes)
+                    ),
+                    t.text,
+                ));
+            }
             if let Some(f) = &app.plan.breakdown.decode_formula {
                 lines.push(Line::styled(format!("decode: {f}"), t.dim));
+            }
+            for note in &app.plan.breakdown.notes {
+                lines.push(Line::styled(format!("note: {note}"), t.dim));
             }
         }
     }
