@@ -100,16 +100,26 @@ fn the_planner_runs_in_a_real_terminal_and_quits_cleanly() {
     s.keys(&["?"]);
     s.wait_for("Every key of the planner");
     s.keys(&["Escape"]);
+    // Esc and q sent together would read as Alt-q: wait for the overlay to close first.
+    let start = Instant::now();
+    while s.screen().contains("Every key of the planner") {
+        assert!(start.elapsed() < Duration::from_secs(20), "help did not close");
+        sleep(Duration::from_millis(50));
+    }
     s.keys(&["q"]);
 
+    // tmux records the exit status a moment after it marks the pane dead.
     let start = Instant::now();
-    while s.pane("#{pane_dead}") != "1" {
+    while s.pane("#{pane_dead}") != "1"
+        || (s.pane("#{pane_dead_status}").is_empty() && s.pane("#{pane_dead_signal}").is_empty())
+    {
         assert!(
             start.elapsed() < Duration::from_secs(20),
             "the planner did not quit"
         );
         sleep(Duration::from_millis(50));
     }
+    assert_eq!(s.pane("#{pane_dead_signal}"), "", "killed by a signal");
     assert_eq!(s.pane("#{pane_dead_status}"), "0", "exit status");
     // Back on the normal screen: the planner's panes are gone.
     let after = s.screen();

@@ -12,7 +12,7 @@ use crate::engine::{
     Choice, Convention, KvPrecision, Method, Model, Scenario, TightRule, WeightPrecision, plan,
 };
 
-use crate::engine::scenario::{LoraTargets, Offload, Optimizer, TrainingPrecision};
+use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Split, TrainingPrecision};
 
 /// A switch spelled `on` or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,6 +191,15 @@ pub struct PlanArgs {
     /// Serving engine's share of each card's memory (vLLM gpu_memory_utilization).
     #[arg(long, default_value_t = 0.9)]
     pub gpu_util: f64,
+    /// How inference combos spread the model: tensor parallel or layer split.
+    #[arg(long, value_parser = choice::<Split>(), default_value = "tensor")]
+    pub split: Split,
+    /// Prompt tokens per request, for the time to first token.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_CONTEXT))]
+    pub prompt: u64,
+    /// Network between nodes of 8 cards, in Gb/s (multi-node training).
+    #[arg(long, default_value_t = 400.0)]
+    pub network_gbps: f64,
     /// Call a fit "tight" below this free fraction of the requirement (seed 004: 0.3-0.5)
     /// instead of seed 003's 5 GB / 2 GB per card.
     #[arg(long, value_name = "FRACTION")]
@@ -231,6 +240,9 @@ impl PlanArgs {
             offload: self.offload,
             cards: self.cards.unwrap_or(1),
             gpu_util: self.gpu_util,
+            split: self.split,
+            prompt: self.prompt,
+            network_gbps: self.network_gbps,
         };
         scenario.validate().map_err(CliError)?;
         Ok(scenario)

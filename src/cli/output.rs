@@ -91,7 +91,22 @@ pub struct OptionJson<'a> {
     pub per_card_bytes: u64,
     pub cards_needed: u64,
     pub price_usd_month: Option<f64>,
+    /// Decode ceiling per stream (tokens/s): an upper bound, not a benchmark.
     pub decode_tokens_per_s: Option<f64>,
+    pub decode_aggregate_tokens_per_s: Option<f64>,
+    /// Which ceiling binds: `bandwidth` or `compute`.
+    pub decode_bound: Option<&'static str>,
+    /// Time to first token for `--prompt` tokens, compute-bound.
+    pub prefill_seconds: Option<f64>,
+    /// `single`, `tensor`, `layer`, or `data` for training combos.
+    pub split: &'static str,
+    pub link: &'a str,
+    pub link_seconds_per_token: Option<f64>,
+    pub warning: Option<&'a str>,
+    pub kv_capacity_tokens: Option<u64>,
+    pub max_concurrent_sequences: Option<u64>,
+    pub max_context: Option<u64>,
+    pub max_batch: Option<u64>,
     pub reason: Option<&'a str>,
 }
 
@@ -129,6 +144,20 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         cards_needed: o.cards_needed,
         price_usd_month: o.price_usd_month.map(round2),
         decode_tokens_per_s: o.decode_tokens_per_s.map(round2),
+        decode_aggregate_tokens_per_s: o.roofline.map(|r| round2(r.aggregate)),
+        decode_bound: o.roofline.map(|r| r.bound.id()),
+        prefill_seconds: o
+            .roofline
+            .and_then(|r| r.prefill_seconds)
+            .map(|s| (s * 1e4).round() / 1e4),
+        split: o.split.id(),
+        link: &o.link,
+        link_seconds_per_token: o.roofline.map(|r| r.link_seconds_per_step),
+        warning: o.warning.as_deref(),
+        kv_capacity_tokens: o.serving.map(|c| c.kv_capacity_tokens),
+        max_concurrent_sequences: o.serving.map(|c| c.max_concurrent_sequences),
+        max_context: o.serving.map(|c| c.max_context),
+        max_batch: o.serving.map(|c| c.max_batch),
         reason: o.reason.as_deref(),
     }
 }
@@ -258,11 +287,16 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         let _ = writeln!(s, "  note: {note}");
     }
     let _ = writeln!(s);
-    let _ = writeln!(
+    let serving = !scenario.method.is_training();
+    let _ = write!(
         s,
-        "  {:<6} {:<30} {:>10} {:>10} {:>9} {:>12}",
-        "fit", "card", "free", "free/card", "$/month", "decode ≤ t/s"
+        "  {:<6} {:<30} {:>10} {:>9} {:>12}",
+        "fit", "card", "free/card", "$/month", "decode ≤ t/s"
     );
+    if serving {
+        let _ = write!(s, " {:>10} {:>8} {:>9}", "aggregate", "bound", "seqs@ctx");
+    }
+    let _ = writeln!(s);
     // Unless --all: per card only the smallest count that fits (a single card is preferred).
     let mut shown_cards = std::collections::HashSet::new();
     let mut hidden = 0;
@@ -277,14 +311,28 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             .map_or("-".to_string(), |t| format!("{t:.1}"));
         let _ = write!(
             s,
-            "  {:<6} {:<30} {:>10} {:>10} {:>9} {:>12}",
+            "  {:<6} {:<30} {:>10} {:>9} {:>12}",
             verdict_text(o),
             option_label(gpus, o),
-            format_gb(o.free_bytes),
             format_gb(o.free_bytes_per_card),
             price,
             decode
         );
+        if serving {
+            let (agg, bound) = o.roofline.map_or(("-".into(), "-"), |r| {
+                (format!("{:.0}", r.aggregate), r.bound.id())
+            });
+            let seqs = o
+                .serving
+                .map_or("-".into(), |c| c.max_concurrent_sequences.to_string());
+            let _ = write!(s, " {agg:>10} {bound:>8} {seqs:>9}");
+        }
+        if o.count > 1 {
+            let _ = write!(s, "  {} over {}", o.split.id(), o.link);
+        }
+        if let Some(w) = &o.warning {
+            let _ = write!(s, "  ⚠ {w}");
+        }
         if let Some(r) = &o.reason {
             let _ = write!(s, "  {r}");
         }

@@ -12,7 +12,7 @@ use super::choice::Choice;
 use super::memory::{Breakdown, Part, Segment, SegmentKind, kv_cache_bytes, kv_formula};
 use super::model::{Architecture, MlpKind, Model};
 use super::precision::WeightPrecision;
-use super::scenario::{LoraTargets, Method, Offload, Optimizer, Scenario, TrainingPrecision};
+use super::scenario::{LoraTargets, Method, Offload, Optimizer, Scenario, Split, TrainingPrecision};
 use super::units::{format_gb, group_thousands};
 
 /// CUDA context plus cuBLAS/cuDNN workspaces of one process (torch does not count it).
@@ -175,7 +175,13 @@ pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
     // gate-up output and its activation.
     let per_token = ACT * (2.0 * h + a.q_width() as f64 * 2.0 + 2.0 * a.kv_width() as f64 + 3.0 * i);
     let logits = sc.batch as f64 * a.vocab as f64 * 4.0;
-    let cards = f64::from(sc.cards.max(1));
+    // Tensor parallel divides the working set over the cards; a layer split runs whole
+    // layers on each card in turn.
+    let cards = if sc.split == Split::Tensor {
+        f64::from(sc.cards.max(1))
+    } else {
+        1.0
+    };
     // Eager attention materializes one layer's scores for the chunk against the whole
     // context: 5·a bytes per pair (Korthikanti's term); flash attention never does.
     let scores = if sc.flash_attention {
@@ -267,10 +273,12 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     );
     // Tensor parallel splits KV heads over the cards; past one head per card they repeat.
     let kv_full = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, sc.batch);
-    let kv_share = if a.mla.is_some() {
-        1.0
-    } else {
-        (a.kv_heads as f64 / n).max(1.0) / a.kv_heads as f64
+    let kv_share = match sc.split {
+        // Layer split: each card caches only its own layers.
+        Split::Layer => 1.0 / n,
+        // MLA's latent is not split by heads: every tensor-parallel card keeps all of it.
+        Split::Tensor if a.mla.is_some() => 1.0,
+        Split::Tensor => (a.kv_heads as f64 / n).max(1.0) / a.kv_heads as f64,
     };
     let kv_bytes = kv_full * kv_share;
     let mut kv_text = kv_formula(model, sc.kv.bytes_per_element(), sc, kv_full);
@@ -282,10 +290,12 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     let dequant = dequant_buffer(a, sc.weights);
     let overhead = overhead(activations.bytes + kv_bytes, dequant, 0.0);
     let (read, read_text) = decode_read_bytes(model, sc, q, u);
+    let kv_read = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
     Breakdown {
         segments: vec![weights, kv, activations, overhead],
         decode_bytes_per_token: Some(read),
         decode_formula: Some(read_text),
+        decode_kv_bytes_per_sequence: kv_read,
         host_bytes: 0.0,
         notes: vec![format!(
             "a serving engine takes {:.0} % of each card (gpu_memory_utilization) and fills what is left with KV cache",
@@ -568,6 +578,7 @@ fn training(model: &Model, sc: &Scenario) -> Breakdown {
         segments,
         decode_bytes_per_token: None,
         decode_formula: None,
+        decode_kv_bytes_per_sequence: 0.0,
         host_bytes: host,
         notes,
     }

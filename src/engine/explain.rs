@@ -43,18 +43,23 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             }
         ),
         format!(
-            "requirement ({}, {}): {}",
+            "requirement ({}, {}): {} per card{}",
             scenario.method.label(),
             scenario.convention.id(),
-            format_gb(need)
+            format_gb(option.per_card_bytes),
+            if n > 1 {
+                format!(" on {n} cards (the plan on one card: {})", format_gb(need))
+            } else {
+                String::new()
+            }
         ),
         format!(
-            "free: {} − {} = {}{}",
-            format_gb(option.capacity_bytes),
-            format_gb(need),
-            format_gb(option.free_bytes),
+            "free: {} − {} = {} per card{}",
+            format_gb(option.usable_bytes / f64::from(n)),
+            format_gb(option.per_card_bytes),
+            format_gb(option.free_bytes_per_card),
             if n > 1 {
-                format!(" ({} per card)", format_gb(option.free_bytes_per_card))
+                format!(" ({} in all)", format_gb(option.free_bytes))
             } else {
                 String::new()
             }
@@ -110,12 +115,65 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
         )),
         _ => lines.push("price: no offer in the catalog".into()),
     }
-    match (option.decode_tokens_per_s, plan.breakdown.decode_bytes_per_token) {
-        (Some(t), Some(bytes)) => lines.push(format!(
-            "decode ≤ {n} × {} GB/s ÷ {} per token = {t:.1} tokens/s (a bandwidth ceiling, not a benchmark)",
-            gpu.bandwidth_gbs,
-            format_gb(bytes)
-        )),
+    if n > 1 {
+        lines.push(format!("split: {} over {}", option.split.id(), option.link));
+    }
+    if let Some(w) = &option.warning {
+        lines.push(format!("warning: {w}"));
+    }
+    if let Some(c) = option.serving {
+        lines.push(format!(
+            "KV budget: {} tokens (blocks of 16) = {} sequences of {} tokens; longest context at batch {}: {}; largest batch at this context: {}",
+            super::units::group_thousands(c.kv_capacity_tokens as i64),
+            c.max_concurrent_sequences,
+            super::units::group_thousands(scenario.context as i64),
+            scenario.batch,
+            super::units::group_thousands(c.max_context as i64),
+            c.max_batch
+        ));
+    }
+    match (option.roofline, plan.breakdown.decode_bytes_per_token) {
+        (Some(r), Some(bytes)) => {
+            let kv = plan.breakdown.decode_kv_bytes_per_sequence;
+            let parallel = if n > 1 && option.split == super::fit::OptionSplit::Tensor {
+                n
+            } else {
+                1
+            };
+            lines.push(format!(
+                "decode step: reads {} weights + {} × {} KV = {} at {} × {} GB/s; computes 2 × {} params × batch {} at {} × {} TFLOPS{}",
+                format_gb(bytes - kv),
+                scenario.batch,
+                format_gb(kv),
+                format_gb(bytes - kv + scenario.batch as f64 * kv),
+                parallel,
+                gpu.bandwidth_gbs,
+                super::units::format_params(plan.params.active),
+                scenario.batch,
+                parallel,
+                super::serving::peak_flops(gpu, scenario.weights == super::precision::WeightPrecision::Fp8)
+                    .map_or("?".to_string(), |f| format!("{:.0}", f / 1e12)),
+                if r.link_seconds_per_step > 0.0 {
+                    format!(" + link {:.3} ms", r.link_seconds_per_step * 1e3)
+                } else {
+                    String::new()
+                }
+            ));
+            lines.push(format!(
+                "decode ceiling: {:.1} tokens/s per stream, {:.0} tokens/s for the batch; {} binds (an upper bound, not a benchmark)",
+                r.per_stream,
+                r.aggregate,
+                r.bound.id()
+            ));
+            if let Some(p) = r.prefill_seconds {
+                lines.push(format!(
+                    "prefill (time to first token) of {} prompt tokens × batch {}: ≥ {:.3} s at peak compute",
+                    super::units::group_thousands(scenario.prompt as i64),
+                    scenario.batch,
+                    p
+                ));
+            }
+        }
         _ => lines.push("decode: training plan, no decode ceiling".into()),
     }
     if let Some(f) = &plan.breakdown.decode_formula {

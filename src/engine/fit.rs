@@ -2,12 +2,15 @@
 
 use serde::Serialize;
 
-use super::decode::decode_ceiling_tokens_per_s;
-use super::gpu::Gpu;
-use super::scenario::{Convention, Method, Scenario, TightRule};
+use super::gpu::{Gpu, LinkKind};
+use super::precision::WeightPrecision;
+use super::scenario::{Convention, Method, Scenario, Split, TightRule};
+use super::serving::{Capacity, DecodeWork, Roofline, capacity as capacity_of, link_description, roofline};
 
 /// Card counts offered for every card: one card and seed 003's 2/4/8 combos.
 pub const COMBO_SIZES: [u32; 4] = [1, 2, 4, 8];
+/// Training plans beyond one node: 2, 4 and 8 nodes of 8 cards.
+pub const MULTI_NODE_SIZES: [u32; 3] = [16, 32, 64];
 
 /// Seed 003: a single card is tight with under 5 GB left.
 pub const TIGHT_SINGLE_BYTES: f64 = 5e9;
@@ -57,7 +60,16 @@ pub struct FitOption {
     /// Cards of this kind the requirement needs by capacity alone.
     pub cards_needed: u64,
     pub price_usd_month: Option<f64>,
+    /// Decode ceiling of one stream, tokens/s (the roofline's per-stream figure).
     pub decode_tokens_per_s: Option<f64>,
+    pub split: OptionSplit,
+    /// The card-to-card link the split uses.
+    pub link: String,
+    /// A split that works but pays for it (tensor parallel over PCIe).
+    pub warning: Option<String>,
+    pub roofline: Option<Roofline>,
+    /// KV budget in tokens and sequences (inference).
+    pub serving: Option<Capacity>,
 }
 
 impl FitOption {
@@ -100,25 +112,58 @@ pub fn usable_fraction(scenario: &Scenario) -> f64 {
     }
 }
 
-/// Judge `count` × `gpu` for a plan that needs `per_card_need` bytes on each card.
-pub fn evaluate(
-    gpu_index: usize,
-    gpu: &Gpu,
-    count: u32,
-    scenario: &Scenario,
-    per_card_need: f64,
-    total_need: f64,
-    decode_bytes_per_token: Option<f64>,
-) -> FitOption {
+/// What each card must hold when the plan runs on `count` cards.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Need {
+    pub per_card: f64,
+    /// Of which KV cache.
+    pub kv_per_card: f64,
+}
+
+/// What every option of one plan shares.
+pub struct Context<'a> {
+    pub scenario: &'a Scenario,
+    /// The plan's requirement on one card (for "how many cards it would need").
+    pub single_card_need: f64,
+    /// Decode work per step; `None` for training.
+    pub work: Option<DecodeWork>,
+    pub model_max_context: u64,
+}
+
+/// How an option spreads the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OptionSplit {
+    Single,
+    Tensor,
+    Layer,
+    /// Training: data parallel with the ZeRO stage of the scenario.
+    Data,
+}
+
+impl OptionSplit {
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Single => "single",
+            Self::Tensor => "tensor",
+            Self::Layer => "layer",
+            Self::Data => "data",
+        }
+    }
+}
+
+/// Judge `count` × `gpu` for a plan that needs `need` on each card.
+pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Need) -> FitOption {
+    let scenario = ctx.scenario;
     let n = f64::from(count);
     let capacity = match scenario.convention {
         Convention::Seed => gpu.memory_bytes(),
         Convention::Calibrated => gpu.memory_real_bytes(),
     };
     let usable = capacity * usable_fraction(scenario);
-    let free_per_card = usable - per_card_need;
+    let free_per_card = usable - need.per_card;
     let free = free_per_card * n;
-    let cards_needed = (total_need / usable).ceil().max(1.0) as u64;
+    let cards_needed = (ctx.single_card_need / usable).ceil().max(1.0) as u64;
     let unsupported = unsupported_reason(gpu, count, scenario);
     let (verdict, reason) = if let Some(r) = unsupported {
         (Verdict::No, Some(r))
@@ -127,15 +172,48 @@ pub fn evaluate(
             Verdict::No,
             Some(format!("needs about {cards_needed} cards of this kind")),
         )
-    } else if is_tight(scenario.tight_rule, count, per_card_need * n, free) {
+    } else if is_tight(scenario.tight_rule, count, need.per_card * n, free) {
         (Verdict::Tight, None)
     } else {
         (Verdict::Fits, None)
     };
-    // Tensor parallel divides the bytes read per token over the cards: the ceiling scales
-    // with the summed bandwidth (seed 003 section 07: 2× RTX 5090 = 3.58 TB/s).
-    let decode_tokens_per_s =
-        decode_bytes_per_token.map(|b| decode_ceiling_tokens_per_s(gpu.bandwidth_bytes_per_s() * n, b));
+    let split = match (count, scenario.method.is_training(), scenario.split) {
+        (1, _, _) => OptionSplit::Single,
+        (_, true, _) => OptionSplit::Data,
+        (_, false, Split::Tensor) => OptionSplit::Tensor,
+        (_, false, Split::Layer) => OptionSplit::Layer,
+    };
+    let network = (scenario.convention == Convention::Calibrated).then_some(scenario.network_gbps);
+    let link = link_description(gpu, count, network);
+    let warning =
+        (split == OptionSplit::Tensor && matches!(gpu.link, LinkKind::Pcie | LinkKind::None)).then(|| {
+            format!(
+                "tensor parallel over PCIe: two all-reduces per layer per token over {:.0} GB/s",
+                gpu.link_speed_gbs()
+            )
+        });
+    let roof = ctx.work.map(|w| {
+        roofline(
+            gpu,
+            count,
+            scenario.split,
+            &w,
+            scenario.batch,
+            scenario.prompt,
+            scenario.weights == WeightPrecision::Fp8,
+        )
+    });
+    let serving = ctx.work.map(|_| {
+        let budget = usable - (need.per_card - need.kv_per_card);
+        let tokens = (scenario.context * scenario.batch) as f64;
+        capacity_of(
+            budget,
+            need.kv_per_card / tokens,
+            scenario.context,
+            scenario.batch,
+            ctx.model_max_context,
+        )
+    });
     FitOption {
         gpu: gpu_index,
         count,
@@ -143,31 +221,28 @@ pub fn evaluate(
         reason,
         capacity_bytes: capacity * n,
         usable_bytes: usable * n,
-        per_card_bytes: per_card_need,
+        per_card_bytes: need.per_card,
         free_bytes: free,
         free_bytes_per_card: free_per_card,
         cards_needed,
         price_usd_month: gpu.monthly_price_usd(count).map(|(p, _)| p),
-        decode_tokens_per_s,
+        decode_tokens_per_s: roof.map(|r| r.per_stream),
+        split,
+        link,
+        warning,
+        roofline: roof,
+        serving,
     }
 }
 
-/// Every card in every count of `sizes`, sorted (see [`sort_options`]). `per_card_need`
-/// gives the bytes each card must hold when the plan runs on `count` cards.
-pub fn options(
-    gpus: &[Gpu],
-    scenario: &Scenario,
-    sizes: &[u32],
-    per_card_need: &dyn Fn(u32) -> f64,
-    total_need: f64,
-    decode_bytes_per_token: Option<f64>,
-) -> Vec<FitOption> {
-    let needs: Vec<(u32, f64)> = sizes.iter().map(|&n| (n, per_card_need(n))).collect();
+/// Every card in every count of `sizes`, sorted (see [`sort_options`]).
+pub fn options(gpus: &[Gpu], ctx: &Context, sizes: &[u32], need: &dyn Fn(u32) -> Need) -> Vec<FitOption> {
+    let needs: Vec<(u32, Need)> = sizes.iter().map(|&n| (n, need(n))).collect();
     let mut out: Vec<FitOption> = gpus
         .iter()
         .enumerate()
         .flat_map(|(i, g)| needs.iter().map(move |&(n, need)| (i, g, n, need)))
-        .map(|(i, g, n, need)| evaluate(i, g, n, scenario, need, total_need, decode_bytes_per_token))
+        .map(|(i, g, n, need)| evaluate(i, g, n, ctx, need))
         .collect();
     sort_options(&mut out);
     out

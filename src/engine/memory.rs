@@ -128,6 +128,9 @@ pub struct Breakdown {
     pub decode_bytes_per_token: Option<f64>,
     #[serde(skip)]
     pub decode_formula: Option<String>,
+    /// Of `decode_bytes_per_token`, the KV cache of one sequence at the current context.
+    #[serde(skip)]
+    pub decode_kv_bytes_per_sequence: f64,
     /// Host (CPU) memory the plan needs: offloaded optimizer states and parameters.
     #[serde(skip)]
     pub host_bytes: f64,
@@ -256,6 +259,7 @@ pub mod seed {
             segments,
             decode_bytes_per_token: decode.as_ref().map(|(b, _)| *b),
             decode_formula: decode.map(|(_, f)| f),
+            decode_kv_bytes_per_sequence: 0.0,
             host_bytes: 0.0,
             notes: vec![
                 "seed 003 fixes AdamW in mixed precision, gradient checkpointing, attention-only adapters and one process".into(),

@@ -12,6 +12,7 @@ pub mod model;
 pub mod plan;
 pub mod precision;
 pub mod scenario;
+pub mod serving;
 pub mod units;
 
 pub use choice::Choice;

@@ -182,6 +182,36 @@ impl Choice for LoraTargets {
     }
 }
 
+/// How a model is spread over the cards of a combo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    /// Tensor parallel: every layer's matrices divided over the cards; memory and
+    /// bandwidth divide, and each layer pays two all-reduces per token over the link.
+    Tensor,
+    /// Layer split (pipeline): each card holds whole layers; capacity adds up, bandwidth
+    /// does not (the cards work in turn).
+    Layer,
+}
+
+impl Choice for Split {
+    const ALL: &'static [Self] = &[Self::Tensor, Self::Layer];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::Tensor => "tensor",
+            Self::Layer => "layer",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Tensor => "tensor parallel",
+            Self::Layer => "layer split",
+        }
+    }
+}
+
 /// What ZeRO / FSDP moves to host memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -253,6 +283,12 @@ pub struct Scenario {
     pub cards: u32,
     /// Serving engine's share of card memory (vLLM's `gpu_memory_utilization`).
     pub gpu_util: f64,
+    /// How inference combos spread the model.
+    pub split: Split,
+    /// Prompt tokens per request, for the time to first token.
+    pub prompt: u64,
+    /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
+    pub network_gbps: f64,
 }
 
 /// Limits beyond which a number is a typo rather than a plan.
@@ -284,6 +320,9 @@ impl Scenario {
             offload: Offload::None,
             cards: 1,
             gpu_util: 0.9,
+            split: Split::Tensor,
+            prompt: 1024,
+            network_gbps: 400.0,
         }
     }
 
@@ -339,6 +378,18 @@ impl Scenario {
             return Err(format!(
                 "cards must be between 1 and {MAX_CARDS}, got {}",
                 self.cards
+            ));
+        }
+        if self.prompt == 0 || self.prompt > MAX_CONTEXT {
+            return Err(format!(
+                "prompt must be between 1 and {MAX_CONTEXT} tokens, got {}",
+                self.prompt
+            ));
+        }
+        if !(self.network_gbps > 0.0 && self.network_gbps < 1e6) {
+            return Err(format!(
+                "network must be a positive speed in Gb/s, got {}",
+                self.network_gbps
             ));
         }
         if !(self.gpu_util > 0.0 && self.gpu_util <= 1.0) {

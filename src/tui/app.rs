@@ -41,6 +41,8 @@ pub enum Knob {
     Zero,
     Offload,
     Cards,
+    Split,
+    Prompt,
     GpuUtil,
     Convention,
     Tight,
@@ -52,18 +54,22 @@ impl Knob {
         use crate::engine::Method as M;
         use Knob::*;
         match method {
-            M::Inference => vec![
-                Method,
-                Weights,
-                Kv,
-                Context,
-                Batch,
-                FlashAttention,
-                Cards,
-                GpuUtil,
-                Convention,
-                Tight,
-            ],
+            M::Inference => {
+                vec![
+                    Method,
+                    Weights,
+                    Kv,
+                    Context,
+                    Batch,
+                    Prompt,
+                    FlashAttention,
+                    Cards,
+                    Split,
+                    GpuUtil,
+                    Convention,
+                    Tight,
+                ]
+            }
             M::Full => vec![
                 Method,
                 Weights,
@@ -121,6 +127,8 @@ impl Knob {
             Knob::Zero => "ZeRO",
             Knob::Offload => "Offload",
             Knob::Cards => "Cards",
+            Knob::Split => "Split",
+            Knob::Prompt => "Prompt",
             Knob::GpuUtil => "GPU util",
             Knob::Convention => "Rules",
             Knob::Tight => "Tight when",
@@ -624,6 +632,8 @@ impl App {
             Knob::Zero => sc.zero = if up { (sc.zero + 1) % 4 } else { (sc.zero + 3) % 4 },
             Knob::Offload => sc.offload = cycle(sc.offload, up),
             Knob::Cards => sc.cards = step(CARD_STEPS, u64::from(sc.cards), up) as u32,
+            Knob::Split => sc.split = cycle(sc.split, up),
+            Knob::Prompt => sc.prompt = step(CONTEXT_STEPS, sc.prompt, up),
             Knob::GpuUtil => {
                 let pos = GPU_UTIL_STEPS
                     .iter()
@@ -712,6 +722,8 @@ impl App {
                     format!("{} per plan", sc.cards)
                 }
             }
+            Knob::Split => sc.split.label().into(),
+            Knob::Prompt => crate::engine::units::group_thousands(sc.prompt as i64),
             Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
             Knob::Convention => sc.convention.label().into(),
             Knob::Tight => tight_rule_label(sc.tight_rule),

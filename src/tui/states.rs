@@ -331,6 +331,36 @@ pub const STATES: &[State] = &[
         },
     },
     State {
+        name: "serving-160x48",
+        about: "serving 70B FP8 at 8k to 32 users: KV budget in sequences, roofline, splits",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.set_scenario(Scenario {
+                batch: 32,
+                ..Scenario::seed_inference(WeightPrecision::Fp8).calibrated()
+            });
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "serving-split-80x24",
+        about: "explain a 4-card tensor-parallel combo over PCIe: capacity, link cost, warning",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.set_scenario(Scenario {
+                batch: 32,
+                ..Scenario::seed_inference(WeightPrecision::Fp8).calibrated()
+            });
+            pin(a, "l40s", 4);
+            a.focus = Pane::Cards;
+            a.update(Action::Explain);
+        },
+    },
+    State {
         name: "too-small-50x15",
         about: "below the minimum size",
         width: 50,

@@ -415,12 +415,15 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     let mut header = vec![
         "  fit",
         "card",
-        "free GB",
+        "free/card",
         "$/month",
         if training { "" } else { "decode ≤" },
     ];
+    if !training {
+        header.push("seqs");
+    }
     if wide {
-        header.extend(["mem GB", "GB/s", "link", "note"]);
+        header.extend(["mem GB", "GB/s", "split · link", "note"]);
     }
     let rows: Vec<Row> = rows_idx
         .iter()
@@ -442,18 +445,36 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
                 g.name.clone()
             };
             let price = crate::cli::output::price_text(g, o);
-            let decode = match o.decode_tokens_per_s {
-                Some(tps) if o.verdict.is_fit() => format!("{tps:.0} t/s"),
-                Some(tps) => format!("({tps:.0})"),
-                None => String::new(),
+            // Per-stream ceiling and which roofline binds (bw: bandwidth, cmp: compute).
+            let decode = match (o.decode_tokens_per_s, o.roofline) {
+                (Some(tps), Some(r)) if o.verdict.is_fit() => {
+                    format!(
+                        "{tps:.0}/s {}",
+                        if r.bound == crate::engine::serving::Bound::Compute {
+                            "cmp"
+                        } else {
+                            "bw"
+                        }
+                    )
+                }
+                (Some(tps), _) => format!("({tps:.0})"),
+                _ => String::new(),
             };
+            let seqs = o
+                .serving
+                .map_or(String::new(), |c| c.max_concurrent_sequences.to_string());
             let mut cells = vec![
                 Cell::from(Line::styled(format!("{mark}{word}"), vstyle)),
                 Cell::from(name),
-                Cell::from(Line::from(format!("{:.1}", to_gb(o.free_bytes))).alignment(Alignment::Right)),
+                Cell::from(
+                    Line::from(format!("{:.1}", to_gb(o.free_bytes_per_card))).alignment(Alignment::Right),
+                ),
                 Cell::from(Line::from(price).alignment(Alignment::Right)),
                 Cell::from(Line::from(decode).alignment(Alignment::Right)),
             ];
+            if !training {
+                cells.push(Cell::from(Line::from(seqs).alignment(Alignment::Right)));
+            }
             if wide {
                 cells.push(Cell::from(
                     Line::from(format!("{}", g.memory_gb)).alignment(Alignment::Right),
@@ -461,8 +482,14 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
                 cells.push(Cell::from(
                     Line::from(format!("{}", g.bandwidth_gbs)).alignment(Alignment::Right),
                 ));
-                cells.push(Cell::from(g.link.label()));
-                cells.push(Cell::from(o.reason.clone().unwrap_or_default()));
+                cells.push(Cell::from(if o.count > 1 {
+                    format!("{} · {}", o.split.id(), o.link)
+                } else {
+                    String::new()
+                }));
+                cells.push(Cell::from(
+                    o.reason.clone().or_else(|| o.warning.clone()).unwrap_or_default(),
+                ));
             }
             let mut style = if o.verdict.is_fit() { t.text } else { t.dim };
             if row == cursor && app.focus == Pane::Cards {
@@ -474,15 +501,18 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     let mut widths = vec![
         Constraint::Length(8),
         Constraint::Min(16),
-        Constraint::Length(8),
-        Constraint::Length(10),
         Constraint::Length(9),
+        Constraint::Length(10),
+        Constraint::Length(if training { 0 } else { 11 }),
     ];
+    if !training {
+        widths.push(Constraint::Length(5));
+    }
     if wide {
         widths.extend([
             Constraint::Length(6),
             Constraint::Length(7),
-            Constraint::Length(18),
+            Constraint::Length(40),
             Constraint::Min(10),
         ]);
     }

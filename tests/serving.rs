@@ -1,0 +1,215 @@
+//! Serving and multi-card plans against hand computations.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use vramfit::catalog::Catalog;
+use vramfit::engine::memory::breakdown;
+use vramfit::engine::scenario::Split;
+use vramfit::engine::serving::Bound;
+use vramfit::engine::{Scenario, SegmentKind, Verdict, WeightPrecision, plan};
+
+fn catalog() -> Catalog {
+    Catalog::embedded().unwrap()
+}
+
+fn one(c: &Catalog, id: &str) -> Vec<vramfit::engine::Gpu> {
+    vec![c.gpus[c.gpu_index(id).unwrap()].clone()]
+}
+
+#[test]
+fn seventy_b_fp8_on_one_h100_fits_at_8k_not_at_32k_under_the_seed_rules() {
+    // Seed 003 section 03: 70 + 2.7 + 2 = 74.7 GB fits 80 GB; at 32k, 70 + 10.7 + 2 = 82.7 does not.
+    let c = catalog();
+    let m = c.model("seed-70b").unwrap();
+    let at = |context| {
+        let sc = Scenario {
+            context,
+            ..Scenario::seed_inference(WeightPrecision::Fp8)
+        };
+        plan(m, &one(&c, "h100-sxm"), &sc, false).options[0].clone()
+    };
+    let o8 = at(8192);
+    assert!(o8.verdict.is_fit());
+    // The KV budget is what weights and overhead leave: 80 − 70 − 2 = 8.0 GB (the 8k
+    // sequence's own 2.68 GB included) = 24,414 tokens of 327,680 B → 24,400 in blocks of 16.
+    let cap = o8.serving.unwrap();
+    assert_eq!(cap.kv_capacity_tokens, 24_400);
+    assert_eq!(cap.max_concurrent_sequences, 2);
+    assert_eq!(cap.max_context, 24_400);
+    assert_eq!(at(32768).verdict, Verdict::No);
+}
+
+#[test]
+fn batch_32_adds_85_9_gb_of_kv() {
+    let c = catalog();
+    let m = c.model("seed-70b").unwrap();
+    for sc in [
+        Scenario::seed_inference(WeightPrecision::Fp8),
+        Scenario::seed_inference(WeightPrecision::Fp8).calibrated(),
+    ] {
+        let one = breakdown(m, &sc).get(SegmentKind::KvCache);
+        let many = breakdown(
+            m,
+            &Scenario {
+                batch: 32,
+                ..sc.clone()
+            },
+        )
+        .get(SegmentKind::KvCache);
+        assert_eq!(
+            ((many - one) / 1e7).round() / 100.0,
+            83.21,
+            "31 more sequences × 2.684 GB"
+        );
+        assert_eq!((many / 1e7).round() / 100.0, 85.9);
+    }
+}
+
+#[test]
+fn eight_cards_replicate_four_kv_heads() {
+    let c = catalog();
+    let m = c.model("qwen3-235b-a22b").unwrap();
+    let sc = |cards, split| Scenario {
+        cards,
+        split,
+        ..Scenario::seed_inference(WeightPrecision::Fp8).calibrated()
+    };
+    let full = breakdown(m, &sc(1, Split::Tensor)).get(SegmentKind::KvCache);
+    assert_eq!(
+        breakdown(m, &sc(4, Split::Tensor)).get(SegmentKind::KvCache),
+        full / 4.0
+    );
+    assert_eq!(
+        breakdown(m, &sc(8, Split::Tensor)).get(SegmentKind::KvCache),
+        full / 4.0,
+        "one head per card, copied"
+    );
+    assert_eq!(
+        breakdown(m, &sc(8, Split::Layer)).get(SegmentKind::KvCache),
+        full / 8.0,
+        "a layer split keeps its layers"
+    );
+}
+
+#[test]
+fn moe_decode_reads_active_weights_but_keeps_all_resident() {
+    let c = catalog();
+    let m = c.model("qwen3-30b-a3b").unwrap();
+    let sc = Scenario {
+        context: 16,
+        ..Scenario::seed_inference(WeightPrecision::Bf16).calibrated()
+    };
+    let p = plan(m, &one(&c, "h100-sxm"), &sc, false);
+    let o = &p.options[0];
+    // Resident: all 30.5 B parameters. Read per token: 3.35 B active minus the input embedding.
+    assert!(p.breakdown.get(SegmentKind::Weights) > 60e9);
+    let read = (3_353_032_704.0 - 151_936.0 * 2048.0) * 2.0;
+    let ceiling = 3350e9 / (read + p.breakdown.decode_kv_bytes_per_sequence);
+    assert!((o.decode_tokens_per_s.unwrap() - ceiling).abs() < 0.01);
+    assert!(o.decode_tokens_per_s.unwrap() > 500.0, "ten times a dense 30B");
+}
+
+#[test]
+fn the_roofline_turns_from_bandwidth_to_compute_as_the_batch_grows() {
+    let c = catalog();
+    let m = c.model("llama-3.1-8b").unwrap();
+    let bound = |batch| {
+        // Short sequences, so the batch's KV reads do not dominate the weights.
+        let sc = Scenario {
+            batch,
+            context: 128,
+            ..Scenario::seed_inference(WeightPrecision::Bf16).calibrated()
+        };
+        plan(m, &one(&c, "h100-sxm"), &sc, false).options[0]
+            .roofline
+            .unwrap()
+            .bound
+    };
+    assert_eq!(bound(1), Bound::Bandwidth);
+    assert_eq!(bound(64), Bound::Bandwidth);
+    assert_eq!(bound(1024), Bound::Compute);
+}
+
+#[test]
+fn a_layer_split_adds_capacity_not_speed() {
+    let c = catalog();
+    let m = c.model("llama-3.1-70b").unwrap();
+    let run = |split| {
+        let sc = Scenario {
+            cards: 2,
+            split,
+            ..Scenario::seed_inference(WeightPrecision::Fp8).calibrated()
+        };
+        plan(m, &one(&c, "l40s"), &sc, false).options[0].clone()
+    };
+    let tp = run(Split::Tensor);
+    let layer = run(Split::Layer);
+    assert!(tp.verdict.is_fit() && layer.verdict.is_fit());
+    assert!(tp.decode_tokens_per_s.unwrap() > 1.8 * layer.decode_tokens_per_s.unwrap());
+    assert!(
+        tp.warning
+            .as_deref()
+            .unwrap()
+            .contains("tensor parallel over PCIe")
+    );
+    assert!(layer.warning.is_none());
+}
+
+#[test]
+fn cli_serving_flags_and_json_fields() {
+    let out = Command::cargo_bin("vramfit")
+        .unwrap()
+        .env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"))
+        .args([
+            "plan",
+            "--model",
+            "llama-3.1-70b",
+            "--weights",
+            "fp8",
+            "--cards",
+            "2",
+            "--split",
+            "layer",
+        ])
+        .args([
+            "--prompt",
+            "2048",
+            "--gpu-util",
+            "0.95",
+            "--batch",
+            "8",
+            "--gpu",
+            "h100-sxm",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = &v["options"][0];
+    assert_eq!(o["count"], 2);
+    assert_eq!(o["split"], "layer");
+    assert!(o["link"].as_str().unwrap().contains("NVLink"));
+    for key in [
+        "per_card_bytes",
+        "decode_tokens_per_s",
+        "decode_aggregate_tokens_per_s",
+        "decode_bound",
+        "prefill_seconds",
+        "kv_capacity_tokens",
+        "max_concurrent_sequences",
+        "max_context",
+        "max_batch",
+    ] {
+        assert!(!o[key].is_null(), "{key} missing");
+    }
+    assert_eq!(o["decode_bound"], "bandwidth");
+    assert_eq!(v["scenario"]["gpu_util"], 0.95);
+    assert_eq!(
+        o["usable_bytes"].as_f64().unwrap(),
+        2.0 * 0.95 * 85_899_345_920.0_f64.round()
+    );
+    // Time to first token for 8 × 2,048 prompt tokens on one card's compute (layer split).
+    let prefill = 2.0 * 70_553_706_496.0 * 2048.0 * 8.0 / 1979e12;
+    assert!((o["prefill_seconds"].as_f64().unwrap() - prefill).abs() < 1e-3);
+}
