@@ -10,4 +10,5 @@ pub mod catalog;
 pub mod cli;
 pub mod engine;
 pub mod files;
+pub mod planfile;
 pub mod tui;

@@ -101,7 +101,15 @@ fn plan_with_gpu_restricts_to_that_card_and_its_combos() {
 #[test]
 fn plan_text_shows_breakdown_and_pick() {
     vramfit()
-        .args(["plan", "--model", "seed-7b", "--convention", "seed"])
+        .args([
+            "plan",
+            "--model",
+            "seed-7b",
+            "--convention",
+            "seed",
+            "--provider",
+            "GPU Rent Hub",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("weights         14.00 GB"))
@@ -238,6 +246,10 @@ fn bad_catalog_files_exit_2_with_file_line_column() {
         (
             "invalid/gpu-zero-memory.toml",
             "gpu-zero-memory.toml:2:6: gpu 'zero': memory_gb",
+        ),
+        (
+            "invalid/offer-currency.toml",
+            "offer-currency.toml:5:12: offer for 'rtx-4090': currency 'EUR' has no exchange rate",
         ),
         (
             "invalid/model-unknown-field.toml",

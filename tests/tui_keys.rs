@@ -189,3 +189,33 @@ fn mouse_click_focuses_and_selects() {
     app.update(Action::ScrollDown(60, 20));
     assert_eq!(app.focus, Pane::Cards);
 }
+
+#[test]
+fn pin_a_compare_save_and_export() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("data-{}", std::process::id()));
+    let mut app = fresh_app("default");
+    app.data_dir = Some(dir.clone());
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.overlay, Overlay::None, "nothing pinned yet");
+    assert!(app.status.as_deref().unwrap().contains("a pins"));
+    press(&mut app, KeyCode::Char('a'));
+    press(&mut app, KeyCode::Char('p'));
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.overlay, Overlay::Compare);
+    let screen = vramfit::tui::states::render(&mut app, 160, 48);
+    let text: String = screen.content().iter().map(|c| c.symbol()).collect();
+    assert!(text.contains("A (pinned)") && text.contains("B (now)"));
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('w'));
+    let saved = dir.join("plans/llama-3.1-70b-inference-fp16.toml");
+    assert!(saved.is_file(), "{:?}", app.status);
+    let (_, scenario, _) = vramfit::planfile::PlanFile::load(&saved).unwrap();
+    assert_eq!(scenario, app.scenario);
+    press(&mut app, KeyCode::Char('x'));
+    assert!(
+        dir.join("exports/llama-3.1-70b-inference-fp16.svg").is_file(),
+        "{:?}",
+        app.status
+    );
+    assert!(dir.join("exports/llama-3.1-70b-inference-fp16.md").is_file());
+}

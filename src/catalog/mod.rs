@@ -265,6 +265,22 @@ impl Catalog {
                     format!("offer for '{}': price must be positive", offer.gpu),
                 ));
             }
+            if !crate::engine::gpu::CURRENCIES
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case(&offer.currency))
+            {
+                return Err(locate(
+                    file,
+                    source,
+                    &offer.currency,
+                    format!(
+                        "offer for '{}': currency '{}' has no exchange rate (use {})",
+                        offer.gpu,
+                        offer.currency,
+                        crate::engine::gpu::CURRENCIES.join(" or ")
+                    ),
+                ));
+            }
             let Some(gpu) = self.gpus.iter_mut().find(|g| g.id == offer.gpu) else {
                 return Err(locate(
                     file,

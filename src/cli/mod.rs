@@ -12,7 +12,9 @@ use crate::engine::{
     Choice, Convention, KvPrecision, Method, Model, Scenario, TightRule, WeightPrecision, plan,
 };
 
-use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Split, TrainingPrecision};
+use crate::engine::fit::SortBy;
+use crate::engine::gpu::{OfferFilter, Rates};
+use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
 
 /// A switch spelled `on` or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +99,9 @@ pub struct Cli {
     /// Planner: enable the mouse (click to focus, wheel to scroll).
     #[arg(long)]
     pub mouse: bool,
+    /// Planner: open a saved plan (TOML, as the planner's `w` writes it).
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    pub open: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -104,7 +109,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One scenario: the memory breakdown and the verdict for every card and combo.
-    Plan(PlanArgs),
+    Plan(Box<PlanArgs>),
     /// Seed 003's lookup table (model size × method → cheapest fitting card), from the engine.
     Table {
         #[arg(long)]
@@ -200,6 +205,30 @@ pub struct PlanArgs {
     /// Network between nodes of 8 cards, in Gb/s (multi-node training).
     #[arg(long, default_value_t = 400.0)]
     pub network_gbps: f64,
+    /// Rental term in hours (a month is 720): minimum terms are honoured.
+    #[arg(long, default_value_t = 720.0)]
+    pub hours: f64,
+    /// Training tokens per epoch: adds the time and cost to finish to every option.
+    #[arg(long, value_name = "N")]
+    pub train_tokens: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    pub epochs: u32,
+    /// Share of peak dense compute the training run sustains (MFU).
+    #[arg(long, default_value_t = 0.4)]
+    pub utilization: f64,
+    /// Yuan per US dollar for CNY prices (seed 000 uses 7.2).
+    #[arg(long, default_value_t = 7.2)]
+    pub usd_cny: f64,
+    /// Show prices in this currency (USD or CNY).
+    #[arg(long, default_value = "USD", value_parser = PossibleValuesParser::new(["USD", "CNY", "usd", "cny"]).map(|s: String| s.to_ascii_uppercase()))]
+    pub currency: String,
+    /// Only this provider's offers.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Order fitting options by monthly price, rental cost for --hours, or cost to finish
+    /// the fine-tune (--train-tokens).
+    #[arg(long, value_parser = choice::<SortBy>(), default_value = "price")]
+    pub sort: SortBy,
     /// Call a fit "tight" below this free fraction of the requirement (seed 004: 0.3-0.5)
     /// instead of seed 003's 5 GB / 2 GB per card.
     #[arg(long, value_name = "FRACTION")]
@@ -210,8 +239,11 @@ pub struct PlanArgs {
     /// In the table, list the options that do not fit too.
     #[arg(long)]
     pub all: bool,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
+    /// The plan as Markdown, for slides and chat.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 impl PlanArgs {
@@ -243,6 +275,19 @@ impl PlanArgs {
             split: self.split,
             prompt: self.prompt,
             network_gbps: self.network_gbps,
+            rent: Rent {
+                hours: self.hours,
+                rates: Rates {
+                    usd_cny: self.usd_cny,
+                },
+                filter: OfferFilter {
+                    provider: self.provider.clone(),
+                },
+                display_currency: self.currency.clone(),
+                train_tokens: self.train_tokens,
+                epochs: self.epochs,
+                utilization: self.utilization,
+            },
         };
         scenario.validate().map_err(CliError)?;
         Ok(scenario)
@@ -324,8 +369,17 @@ pub fn run(
                 Some(id) => vec![catalog.gpus[resolve_gpu(&catalog, id)?].clone()],
                 None => catalog.gpus.clone(),
             };
-            let plan = plan(&model, &gpus, &scenario, !args.no_combos);
-            if args.json {
+            if args.sort == SortBy::Finish && args.train_tokens.is_none() {
+                return Err(CliError(
+                    "--sort finish needs --train-tokens N (and a training --method)".into(),
+                ));
+            }
+            let mut plan = plan(&model, &gpus, &scenario, !args.no_combos);
+            crate::engine::fit::rank_options(&mut plan.options, args.sort);
+            if args.markdown {
+                out.write_all(output::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
+                    .map_err(io)?;
+            } else if args.json {
                 let json = output::plan_json(&model, &gpus, &scenario, &plan);
                 writeln!(
                     out,
@@ -390,12 +444,23 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
         .unwrap_or_else(|| if no_color { "mono".into() } else { "default".into() });
     let user_themes = crate::catalog::user_config_dir().map(|d| d.join("themes"));
     let theme = crate::tui::theme::Theme::load(&spec, user_themes.as_deref())?;
-    let (imported, start) = match &cli.model {
+    let opened = match &cli.open {
+        Some(path) => Some(crate::planfile::PlanFile::load(path)?),
+        None => None,
+    };
+    let wanted = cli
+        .model
+        .clone()
+        .or_else(|| opened.as_ref().map(|(f, _, _)| f.model.clone()));
+    let (imported, start) = match &wanted {
         None => (None, None),
         Some(id) if catalog.model(id).is_some() => (None, catalog.model(id).map(|m| m.id.clone())),
         Some(other) => (Some(resolve_model(&catalog, other)?), None),
     };
     let mut app = crate::tui::app::App::new(catalog, theme, imported, start.as_deref());
     app.mouse = cli.mouse;
+    if let Some((file, scenario, sort)) = opened {
+        app.open_plan(scenario, sort, file.card.as_deref(), file.card_count);
+    }
     Ok(app)
 }

@@ -107,7 +107,43 @@ pub struct OptionJson<'a> {
     pub max_concurrent_sequences: Option<u64>,
     pub max_context: Option<u64>,
     pub max_batch: Option<u64>,
+    /// The cheapest non-spot offer for the rental term.
+    pub offer: Option<OfferJson<'a>>,
+    /// Cost of `count` cards for `--hours` in dollars (minimum terms honoured).
+    pub rent_cost_usd: Option<f64>,
+    pub spot_offer: Option<OfferJson<'a>>,
+    pub spot_rent_cost_usd: Option<f64>,
+    /// Hours to finish `--train-tokens` × `--epochs` on this option.
+    pub train_hours: Option<f64>,
+    pub train_cost_usd: Option<f64>,
+    pub train_offer: Option<OfferJson<'a>>,
     pub reason: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct OfferJson<'a> {
+    pub provider: &'a str,
+    pub price: f64,
+    pub price_max: Option<f64>,
+    pub currency: &'a str,
+    pub per: &'static str,
+    pub kind: &'static str,
+    pub region: Option<&'a str>,
+    pub min_term_days: Option<u32>,
+}
+
+fn offer_json(gpu: &Gpu, index: Option<usize>) -> Option<OfferJson<'_>> {
+    let o = &gpu.offers[index?];
+    Some(OfferJson {
+        provider: &o.provider,
+        price: o.price,
+        price_max: o.price_max,
+        currency: &o.currency,
+        per: o.per.id(),
+        kind: o.kind.id(),
+        region: o.region.as_deref(),
+        min_term_days: o.min_term_days,
+    })
 }
 
 #[derive(Serialize)]
@@ -158,6 +194,13 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         max_concurrent_sequences: o.serving.map(|c| c.max_concurrent_sequences),
         max_context: o.serving.map(|c| c.max_context),
         max_batch: o.serving.map(|c| c.max_batch),
+        offer: offer_json(g, o.offer),
+        rent_cost_usd: o.rent_cost_usd.map(round2),
+        spot_offer: offer_json(g, o.spot_offer),
+        spot_rent_cost_usd: o.spot_rent_cost_usd.map(round2),
+        train_hours: o.training.map(|t| round2(t.hours)),
+        train_cost_usd: o.train_cost_usd.map(round2),
+        train_offer: offer_json(g, o.train_offer),
         reason: o.reason.as_deref(),
     }
 }
@@ -208,10 +251,25 @@ fn verdict_text(o: &FitOption) -> &'static str {
     o.verdict.id()
 }
 
+/// An amount of dollars in the display currency: "$1,590" or "¥11,448".
+pub fn money(usd: f64, rates: &crate::engine::gpu::Rates, currency: &str) -> String {
+    let v = rates.from_usd(usd, currency);
+    if currency == "CNY" {
+        format_usd(v).replacen('$', "¥", 1)
+    } else {
+        format_usd(v)
+    }
+}
+
 /// "$1,590", or why there is none: "pairs only" (B200), "no price".
 pub fn price_text(gpu: &Gpu, o: &FitOption) -> String {
+    price_text_in(gpu, o, &crate::engine::gpu::Rates::default(), "USD")
+}
+
+/// The monthly price in the display currency, or why there is none.
+pub fn price_text_in(gpu: &Gpu, o: &FitOption, rates: &crate::engine::gpu::Rates, currency: &str) -> String {
     match o.price_usd_month {
-        Some(p) => format_usd(p),
+        Some(p) => money(p, rates, currency),
         None => match gpu.offers.iter().map(|x| x.min_cards).min() {
             Some(2) => "pairs only".into(),
             Some(n) if n > o.count => format!("{n}+ only"),
@@ -288,13 +346,31 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
     }
     let _ = writeln!(s);
     let serving = !scenario.method.is_training();
+    let rent = &scenario.rent;
+    let cur = rent.display_currency.as_str();
+    let show_term = (rent.hours - crate::engine::gpu::HOURS_PER_MONTH).abs() > 0.5;
+    let show_train = rent.train_tokens.is_some() && scenario.method.is_training();
     let _ = write!(
         s,
-        "  {:<6} {:<30} {:>10} {:>9} {:>12}",
-        "fit", "card", "free/card", "$/month", "decode ≤ t/s"
+        "  {:<6} {:<30} {:>10} {:>9}",
+        "fit",
+        "card",
+        "free/card",
+        if cur == "CNY" { "¥/month" } else { "$/month" }
     );
+    if show_term {
+        let _ = write!(s, " {:>11}", format!("{:.0} h", rent.hours));
+        let _ = write!(s, " {:>9}", "spot");
+    }
+    if show_train {
+        let _ = write!(s, " {:>9} {:>10}", "finish h", "finish");
+    }
     if serving {
-        let _ = write!(s, " {:>10} {:>8} {:>9}", "aggregate", "bound", "seqs@ctx");
+        let _ = write!(
+            s,
+            " {:>12} {:>10} {:>9} {:>9}",
+            "decode ≤ t/s", "aggregate", "bound", "seqs@ctx"
+        );
     }
     let _ = writeln!(s);
     // Unless --all: per card only the smallest count that fits (a single card is preferred).
@@ -305,27 +381,34 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             hidden += 1;
             continue;
         }
-        let price = price_text(&gpus[o.gpu], o);
-        let decode = o
-            .decode_tokens_per_s
-            .map_or("-".to_string(), |t| format!("{t:.1}"));
+        let price = price_text_in(&gpus[o.gpu], o, &rent.rates, cur);
         let _ = write!(
             s,
-            "  {:<6} {:<30} {:>10} {:>9} {:>12}",
+            "  {:<6} {:<30} {:>10} {:>9}",
             verdict_text(o),
             option_label(gpus, o),
             format_gb(o.free_bytes_per_card),
-            price,
-            decode
+            price
         );
+        let m = |v: Option<f64>| v.map_or("-".to_string(), |u| money(u, &rent.rates, cur));
+        if show_term {
+            let _ = write!(s, " {:>11} {:>9}", m(o.rent_cost_usd), m(o.spot_rent_cost_usd));
+        }
+        if show_train {
+            let hours = o.training.map_or("-".to_string(), |t| format!("{:.1}", t.hours));
+            let _ = write!(s, " {:>9} {:>10}", hours, m(o.train_cost_usd));
+        }
         if serving {
+            let decode = o
+                .decode_tokens_per_s
+                .map_or("-".to_string(), |t| format!("{t:.1}"));
             let (agg, bound) = o.roofline.map_or(("-".into(), "-"), |r| {
                 (format!("{:.0}", r.aggregate), r.bound.id())
             });
             let seqs = o
                 .serving
                 .map_or("-".into(), |c| c.max_concurrent_sequences.to_string());
-            let _ = write!(s, " {agg:>10} {bound:>8} {seqs:>9}");
+            let _ = write!(s, " {decode:>12} {agg:>10} {bound:>9} {seqs:>9}");
         }
         if o.count > 1 {
             let _ = write!(s, "  {} over {}", o.split.id(), o.link);
@@ -540,5 +623,95 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
             price
         );
     }
+    s
+}
+
+/// The plan as Markdown: scenario, breakdown with formulas, the fitting options.
+pub fn plan_markdown(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan) -> String {
+    let rent = &scenario.rent;
+    let cur = rent.display_currency.as_str();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## {} — {} {}\n",
+        model.name,
+        scenario.method.label(),
+        scenario.weights.label()
+    );
+    let _ = writeln!(
+        s,
+        "{} params · context {} · batch {} · KV {} · {} rules{}\n",
+        format_params(plan.params.total),
+        group_thousands(scenario.context as i64),
+        scenario.batch,
+        scenario.kv.label(),
+        scenario.convention.id(),
+        if scenario.cards > 1 {
+            format!(" · per card of {}", scenario.cards)
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(s, "| segment | GB | formula |\n|---|---:|---|");
+    for seg in &plan.breakdown.segments {
+        let _ = writeln!(
+            s,
+            "| {} | {:.2} | {} |",
+            seg.kind.label(),
+            to_gb(seg.bytes),
+            seg.formula.replace('|', "\\|")
+        );
+    }
+    let _ = writeln!(s, "| **total** | **{:.2}** | |", to_gb(plan.total_bytes()));
+    if plan.breakdown.host_bytes > 0.0 {
+        let _ = writeln!(
+            s,
+            "| host RAM | {:.2} | offloaded or paged state |",
+            to_gb(plan.breakdown.host_bytes)
+        );
+    }
+    let train = rent.train_tokens.is_some() && scenario.method.is_training();
+    let _ = writeln!(
+        s,
+        "\n| fit | card | free/card GB | per month | {} h | {}decode ≤ t/s |\n|---|---|---:|---:|---:|{}---:|",
+        rent.hours,
+        if train { "finish h | finish cost | " } else { "" },
+        if train { "---:|---:|" } else { "" }
+    );
+    let m = |v: Option<f64>| v.map_or("–".to_string(), |u| money(u, &rent.rates, cur));
+    let mut seen = std::collections::HashSet::new();
+    for o in plan
+        .options
+        .iter()
+        .filter(|o| o.verdict.is_fit() && seen.insert(o.gpu))
+        .take(12)
+    {
+        let _ = write!(
+            s,
+            "| {} | {} | {:.1} | {} | {} | ",
+            o.verdict.id(),
+            option_label(gpus, o),
+            to_gb(o.free_bytes_per_card),
+            m(o.price_usd_month),
+            m(o.rent_cost_usd)
+        );
+        if train {
+            let _ = write!(
+                s,
+                "{} | {} | ",
+                o.training.map_or("–".into(), |t| format!("{:.1}", t.hours)),
+                m(o.train_cost_usd)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{} |",
+            o.decode_tokens_per_s.map_or("–".into(), |t| format!("{t:.1}"))
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nGenerated by vramfit. Decode figures are ceilings (upper bounds), not benchmarks; prices are the catalog's offers."
+    );
     s
 }

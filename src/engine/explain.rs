@@ -85,35 +85,76 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
         ),
     };
     lines.push(verdict);
-    match (option.price_usd_month, gpu.monthly_price_usd(n)) {
-        (Some(p), Some((_, offer))) => {
-            let list = offer.price
-                * if offer.per == super::gpu::Per::Hour {
-                    HOURS_PER_MONTH
-                } else {
-                    1.0
-                };
-            let discount = offer.discount_for(n);
-            lines.push(format!(
-                "price: {} × {} {}/month{} = {}/month ({}, {}/hour over {HOURS_PER_MONTH} h)",
-                n,
-                format_usd(list),
-                offer.currency,
-                if discount > 0.0 {
-                    format!(" × (1 − {:.0} %)", discount * 100.0)
-                } else {
-                    String::new()
-                },
-                format_usd(p),
-                offer.provider,
-                format_usd(p / HOURS_PER_MONTH)
-            ));
-        }
+    let rent = &scenario.rent;
+    let describe = |index: usize, hours: f64, cost: f64| -> String {
+        let o = &gpu.offers[index];
+        let range = o.price_max.map_or(String::new(), |m| format!("–{m}"));
+        let discount = o.discount_for(n);
+        format!(
+            "{} ({}{}): {}{range} {}/{} per card × {n}{}{} for {} → ${:.2}{}",
+            o.provider,
+            o.kind.id(),
+            o.region.as_deref().map_or(String::new(), |r| format!(", {r}")),
+            o.price,
+            o.currency,
+            o.per.id(),
+            if discount > 0.0 {
+                format!(" × (1 − {:.0} %)", discount * 100.0)
+            } else {
+                String::new()
+            },
+            o.min_term_days
+                .map_or(String::new(), |d| format!(", minimum {d} days")),
+            super::units::group_thousands(hours.round() as i64) + " h",
+            cost,
+            if o.currency.eq_ignore_ascii_case("CNY") {
+                format!(" at {} CNY/USD", rent.rates.usd_cny)
+            } else {
+                String::new()
+            }
+        )
+    };
+    match (option.offer, option.rent_cost_usd) {
+        (Some(i), Some(cost)) => lines.push(format!("rent: {}", describe(i, rent.hours, cost))),
         _ if !gpu.offers.is_empty() => lines.push(format!(
-            "price: offered only in groups of {}",
+            "rent: no offer for {n} card(s) (offered in groups of {} or more)",
             gpu.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
         )),
-        _ => lines.push("price: no offer in the catalog".into()),
+        _ => lines.push("rent: no offer in the catalog (no price)".into()),
+    }
+    if let Some(p) = option.price_usd_month {
+        lines.push(format!(
+            "per month (720 h): {} = {}/hour",
+            format_usd(p),
+            format_usd(p / HOURS_PER_MONTH)
+        ));
+    }
+    if let (Some(i), Some(cost)) = (option.spot_offer, option.spot_rent_cost_usd) {
+        lines.push(format!(
+            "spot, interruptible (shown apart): {}",
+            describe(i, rent.hours, cost)
+        ));
+    }
+    if let Some(t) = option.training {
+        lines.push(format!(
+            "time to finish: {} tokens × {:.2e} FLOPs/token ÷ ({n} × {} TFLOPS × {:.0} %) = {:.1} h{}",
+            super::units::group_thousands(t.tokens as i64),
+            t.flops_per_token,
+            gpu.bf16_tflops.unwrap_or(0.0),
+            rent.utilization * 100.0,
+            t.hours - t.dequant_hours,
+            if t.dequant_hours > 0.0 {
+                format!(
+                    " + {:.1} h of NF4 dequantization = {:.1} h",
+                    t.dequant_hours, t.hours
+                )
+            } else {
+                String::new()
+            }
+        ));
+        if let (Some(i), Some(cost)) = (option.train_offer, option.train_cost_usd) {
+            lines.push(format!("cost to finish: {}", describe(i, t.hours, cost)));
+        }
     }
     if n > 1 {
         lines.push(format!("split: {} over {}", option.split.id(), option.link));

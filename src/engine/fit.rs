@@ -2,8 +2,10 @@
 
 use serde::Serialize;
 
-use super::gpu::{Gpu, LinkKind};
+use super::gpu::{Gpu, HOURS_PER_MONTH, LinkKind};
+use super::model::Model;
 use super::precision::WeightPrecision;
+use super::renting::{Training, training_time};
 use super::scenario::{Convention, Method, Scenario, Split, TightRule};
 use super::serving::{Capacity, DecodeWork, Roofline, capacity as capacity_of, link_description, roofline};
 
@@ -70,6 +72,17 @@ pub struct FitOption {
     pub roofline: Option<Roofline>,
     /// KV budget in tokens and sequences (inference).
     pub serving: Option<Capacity>,
+    /// The cheapest non-spot offer for the rental term (index into the card's offers) and
+    /// its cost in dollars for `count` cards.
+    pub offer: Option<usize>,
+    pub rent_cost_usd: Option<f64>,
+    /// The cheapest spot (interruptible) offer for the term, shown apart.
+    pub spot_offer: Option<usize>,
+    pub spot_rent_cost_usd: Option<f64>,
+    /// Time to finish the fine-tune on this option, and what renting it for that long costs.
+    pub training: Option<Training>,
+    pub train_offer: Option<usize>,
+    pub train_cost_usd: Option<f64>,
 }
 
 impl FitOption {
@@ -122,6 +135,7 @@ pub struct Need {
 
 /// What every option of one plan shares.
 pub struct Context<'a> {
+    pub model: &'a Model,
     pub scenario: &'a Scenario,
     /// The plan's requirement on one card (for "how many cards it would need").
     pub single_card_need: f64,
@@ -214,6 +228,12 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
             ctx.model_max_context,
         )
     });
+    let rent = &scenario.rent;
+    let month = gpu.cheapest_offer(count, HOURS_PER_MONTH, &rent.rates, &rent.filter, false);
+    let term = gpu.cheapest_offer(count, rent.hours, &rent.rates, &rent.filter, false);
+    let spot = gpu.cheapest_offer(count, rent.hours, &rent.rates, &rent.filter, true);
+    let training = training_time(ctx.model, scenario, gpu, count);
+    let train = training.and_then(|t| gpu.cheapest_offer(count, t.hours, &rent.rates, &rent.filter, false));
     FitOption {
         gpu: gpu_index,
         count,
@@ -225,13 +245,20 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
         free_bytes: free,
         free_bytes_per_card: free_per_card,
         cards_needed,
-        price_usd_month: gpu.monthly_price_usd(count).map(|(p, _)| p),
+        price_usd_month: month.map(|(p, _)| p),
         decode_tokens_per_s: roof.map(|r| r.per_stream),
         split,
         link,
         warning,
         roofline: roof,
         serving,
+        offer: term.map(|(_, i)| i),
+        rent_cost_usd: term.map(|(c, _)| c),
+        spot_offer: spot.map(|(_, i)| i),
+        spot_rent_cost_usd: spot.map(|(c, _)| c),
+        training,
+        train_offer: train.map(|(_, i)| i),
+        train_cost_usd: train.map(|(c, _)| c),
     }
 }
 
@@ -256,6 +283,60 @@ fn group(o: &FitOption) -> u8 {
         (true, false, true) => 3,
         (false, _, _) => 4,
     }
+}
+
+/// What the fitting options are ranked by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SortBy {
+    /// Monthly price (seed 003's order: a single card first when one fits).
+    Price,
+    /// Cost of the rental term.
+    Rent,
+    /// Cost to finish the fine-tune.
+    Finish,
+}
+
+impl crate::engine::Choice for SortBy {
+    const ALL: &'static [Self] = &[SortBy::Price, SortBy::Rent, SortBy::Finish];
+
+    fn id(self) -> &'static str {
+        match self {
+            SortBy::Price => "price",
+            SortBy::Rent => "rent",
+            SortBy::Finish => "finish",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            SortBy::Price => "price per month",
+            SortBy::Rent => "cost of the rental term",
+            SortBy::Finish => "cost to finish",
+        }
+    }
+}
+
+/// Re-rank: fitting options by `by` (cheapest first, unknown last), then the rest as before.
+pub fn rank_options(options: &mut [FitOption], by: SortBy) {
+    let key = |o: &FitOption| match by {
+        SortBy::Price => None,
+        SortBy::Rent => o.rent_cost_usd,
+        SortBy::Finish => o.train_cost_usd,
+    };
+    if by == SortBy::Price {
+        return;
+    }
+    options.sort_by(|a, b| {
+        (!a.verdict.is_fit())
+            .cmp(&!b.verdict.is_fit())
+            .then_with(|| match (key(a), key(b)) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+    });
 }
 
 pub fn sort_options(options: &mut [FitOption]) {

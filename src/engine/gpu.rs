@@ -114,14 +114,6 @@ impl Gpu {
             (_, Some(gbs)) => gbs,
         }
     }
-
-    /// The cheapest offer for `count` cards, as USD per month after the multi-card discount.
-    pub fn monthly_price_usd(&self, count: u32) -> Option<(f64, &Offer)> {
-        self.offers
-            .iter()
-            .filter_map(|o| o.monthly_usd(count).map(|p| (p, o)))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-    }
 }
 
 /// PCIe peer-to-peer speed per direction for a generation, x16.
@@ -143,8 +135,47 @@ pub enum Per {
     Month,
 }
 
+impl Per {
+    pub fn id(self) -> &'static str {
+        match self {
+            Per::Hour => "hour",
+            Per::Month => "month",
+        }
+    }
+}
+
 /// Hours in one billing month: seed 003 divides the monthly price by 720.
 pub const HOURS_PER_MONTH: f64 = 720.0;
+
+/// What sort of price an offer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OfferKind {
+    OnDemand,
+    /// Interruptible: can be taken away; shown apart from the others.
+    Spot,
+    Monthly,
+    Quarterly,
+    Yearly,
+    /// A market estimate or range, to be confirmed with the provider.
+    Estimate,
+    /// A reference price the source has not verified.
+    Reference,
+}
+
+impl OfferKind {
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::OnDemand => "on-demand",
+            Self::Spot => "spot",
+            Self::Monthly => "monthly",
+            Self::Quarterly => "quarterly",
+            Self::Yearly => "yearly",
+            Self::Estimate => "estimate",
+            Self::Reference => "reference",
+        }
+    }
+}
 
 /// A discount for renting several cards together.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -163,14 +194,19 @@ pub struct Offer {
     pub provider: String,
     #[serde(default)]
     pub region: Option<String>,
+    /// Price per card per `per`, in `currency` (the low end of a range).
     pub price: f64,
+    /// The high end when the source gives a range.
+    #[serde(default)]
+    pub price_max: Option<f64>,
     pub currency: String,
     pub per: Per,
-    #[serde(default = "default_kind")]
-    pub kind: String,
+    #[serde(default = "on_demand")]
+    pub kind: OfferKind,
     /// The smallest number of cards rented together (B200 boards rent in pairs).
     #[serde(default = "one")]
     pub min_cards: u32,
+    /// Shortest rental; monthly prices with a minimum under 30 days are prorated.
     #[serde(default)]
     pub min_term_days: Option<u32>,
     #[serde(default)]
@@ -183,12 +219,12 @@ pub struct Offer {
     pub notes: Option<String>,
 }
 
-fn default_kind() -> String {
-    "monthly".into()
-}
-
 fn one() -> u32 {
     1
+}
+
+fn on_demand() -> OfferKind {
+    OfferKind::OnDemand
 }
 
 impl Offer {
@@ -201,16 +237,107 @@ impl Offer {
             .map_or(0.0, |d| d.discount)
     }
 
-    /// USD per month for `count` cards; `None` below the minimum or in another currency.
-    pub fn monthly_usd(&self, count: u32) -> Option<f64> {
-        if count < self.min_cards || !self.currency.eq_ignore_ascii_case("USD") {
+    /// Cost in the offer's currency of renting `count` cards for `hours`, honouring the
+    /// minimum term; `None` below the minimum card count.
+    ///
+    /// Hourly prices bill the hours. Monthly prices bill whole months, except offers with a
+    /// minimum under a month (seed 003's 7 days), which are prorated over 720-hour months.
+    pub fn term_cost(&self, count: u32, hours: f64) -> Option<f64> {
+        if count < self.min_cards {
             return None;
         }
+        let min_hours = self.min_term_days.map_or(0.0, |d| f64::from(d) * 24.0);
+        let billed = hours.max(min_hours).max(1.0);
         let per_card = match self.per {
-            Per::Month => self.price,
-            Per::Hour => self.price * HOURS_PER_MONTH,
+            Per::Hour => self.price * billed.ceil(),
+            Per::Month if self.min_term_days.is_some_and(|d| d < 30) => self.price * billed / HOURS_PER_MONTH,
+            Per::Month => self.price * (billed / HOURS_PER_MONTH).ceil(),
         };
-        Some(per_card * count as f64 * (1.0 - self.discount_for(count)))
+        Some(per_card * f64::from(count) * (1.0 - self.discount_for(count)))
+    }
+}
+
+/// Exchange rates into US dollars.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rates {
+    /// Yuan per dollar (seed 000 converts at 7.2).
+    pub usd_cny: f64,
+}
+
+impl Default for Rates {
+    fn default() -> Self {
+        Rates { usd_cny: 7.2 }
+    }
+}
+
+/// Currencies offers may be priced in.
+pub const CURRENCIES: &[&str] = &["USD", "CNY"];
+
+impl Rates {
+    /// An amount in `currency` as dollars; `None` for a currency without a rate.
+    pub fn to_usd(&self, amount: f64, currency: &str) -> Option<f64> {
+        match currency.to_ascii_uppercase().as_str() {
+            "USD" => Some(amount),
+            "CNY" => Some(amount / self.usd_cny),
+            _ => None,
+        }
+    }
+
+    /// Dollars shown in the display currency.
+    pub fn from_usd(&self, usd: f64, currency: &str) -> f64 {
+        match currency.to_ascii_uppercase().as_str() {
+            "CNY" => usd * self.usd_cny,
+            _ => usd,
+        }
+    }
+}
+
+/// Which offers a plan may use.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct OfferFilter {
+    /// Only this provider's offers (seed 003's lookup uses its own price list).
+    pub provider: Option<String>,
+}
+
+impl Gpu {
+    /// The cheapest offer for `count` cards over `hours`, in dollars: among spot offers when
+    /// `spot`, else among all the others.
+    pub fn cheapest_offer(
+        &self,
+        count: u32,
+        hours: f64,
+        rates: &Rates,
+        filter: &OfferFilter,
+        spot: bool,
+    ) -> Option<(f64, usize)> {
+        let cheapest = |estimates: bool| {
+            self.offers
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| (o.kind == OfferKind::Spot) == spot)
+                .filter(|(_, o)| (o.kind == OfferKind::Estimate) == estimates)
+                .filter(|(_, o)| filter.provider.as_deref().is_none_or(|p| o.provider == p))
+                .filter_map(|(i, o)| {
+                    rates
+                        .to_usd(o.term_cost(count, hours)?, &o.currency)
+                        .map(|usd| (usd, i))
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+        };
+        // An estimate (the low end of "quote on enquiry") never beats a firm price.
+        cheapest(false).or_else(|| cheapest(true))
+    }
+
+    /// Dollars for `count` cards over one 720-hour month, cheapest non-spot offer.
+    pub fn monthly_price_usd(&self, count: u32) -> Option<(f64, &Offer)> {
+        self.cheapest_offer(
+            count,
+            HOURS_PER_MONTH,
+            &Rates::default(),
+            &OfferFilter::default(),
+            false,
+        )
+        .map(|(p, i)| (p, &self.offers[i]))
     }
 }
 

@@ -8,6 +8,9 @@ use super::plan::{Plan, plan};
 use super::precision::WeightPrecision;
 use super::scenario::{Method, Scenario};
 
+/// The provider whose price list seed 003 is.
+pub const SEED_PROVIDER: &str = "GPU Rent Hub";
+
 /// The six columns of the lookup table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LookupColumn {
@@ -53,14 +56,17 @@ impl LookupColumn {
 
     /// The seed's setting for the column: inference at 8,192 tokens, training at 2,048, batch 1.
     pub fn scenario(self) -> Scenario {
-        match self {
+        let mut sc = match self {
             Self::InferenceBf16 => Scenario::seed_inference(WeightPrecision::Bf16),
             Self::InferenceFp8 => Scenario::seed_inference(WeightPrecision::Fp8),
             Self::InferenceInt4 => Scenario::seed_inference(WeightPrecision::Int4),
             Self::Qlora => Scenario::seed_training(Method::Qlora),
             Self::Lora => Scenario::seed_training(Method::Lora),
             Self::Full => Scenario::seed_training(Method::Full),
-        }
+        };
+        // The seed's table prices its own fleet.
+        sc.rent.filter.provider = Some(SEED_PROVIDER.into());
+        sc
     }
 }
 

@@ -11,6 +11,7 @@ pub mod memory;
 pub mod model;
 pub mod plan;
 pub mod precision;
+pub mod renting;
 pub mod scenario;
 pub mod serving;
 pub mod units;

@@ -89,6 +89,7 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
         layers: a.layers as f64,
     });
     let ctx = Context {
+        model,
         scenario,
         single_card_need: need(1).per_card,
         work,

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::choice::Choice;
+use super::gpu::{CURRENCIES, HOURS_PER_MONTH, OfferFilter, Rates};
 use super::precision::{KvPrecision, WeightPrecision};
 
 /// What the GPU memory is for.
@@ -182,6 +183,36 @@ impl Choice for LoraTargets {
     }
 }
 
+/// How long and how the user rents, and what a fine-tune must get through.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rent {
+    /// Rental term in hours (a month is 720).
+    pub hours: f64,
+    pub rates: Rates,
+    pub filter: OfferFilter,
+    /// Currency prices are shown in (`USD` or `CNY`).
+    pub display_currency: String,
+    /// Tokens of the training data set (one epoch); `None`: no time-to-finish estimate.
+    pub train_tokens: Option<u64>,
+    pub epochs: u32,
+    /// Share of peak dense compute a training run sustains (MFU), 0.4 by default.
+    pub utilization: f64,
+}
+
+impl Default for Rent {
+    fn default() -> Self {
+        Rent {
+            hours: HOURS_PER_MONTH,
+            rates: Rates::default(),
+            filter: OfferFilter::default(),
+            display_currency: "USD".into(),
+            train_tokens: None,
+            epochs: 1,
+            utilization: 0.4,
+        }
+    }
+}
+
 /// How a model is spread over the cards of a combo.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -289,6 +320,7 @@ pub struct Scenario {
     pub prompt: u64,
     /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
     pub network_gbps: f64,
+    pub rent: Rent,
 }
 
 /// Limits beyond which a number is a typo rather than a plan.
@@ -323,6 +355,7 @@ impl Scenario {
             split: Split::Tensor,
             prompt: 1024,
             network_gbps: 400.0,
+            rent: Rent::default(),
         }
     }
 
@@ -378,6 +411,32 @@ impl Scenario {
             return Err(format!(
                 "cards must be between 1 and {MAX_CARDS}, got {}",
                 self.cards
+            ));
+        }
+        let r = &self.rent;
+        if !(r.hours > 0.0 && r.hours <= 24.0 * 365.0 * 10.0) {
+            return Err(format!("hours must be between 1 and ten years, got {}", r.hours));
+        }
+        if !(r.utilization > 0.0 && r.utilization <= 1.0) {
+            return Err(format!(
+                "utilization must be a fraction in (0, 1], got {}",
+                r.utilization
+            ));
+        }
+        if r.epochs == 0 || r.epochs > 1000 {
+            return Err(format!("epochs must be between 1 and 1000, got {}", r.epochs));
+        }
+        if !(r.rates.usd_cny > 0.0 && r.rates.usd_cny < 1000.0) {
+            return Err(format!(
+                "the USD→CNY rate must be positive, got {}",
+                r.rates.usd_cny
+            ));
+        }
+        if !CURRENCIES.contains(&r.display_currency.as_str()) {
+            return Err(format!(
+                "currency must be one of {}, got {}",
+                CURRENCIES.join(", "),
+                r.display_currency
             ));
         }
         if self.prompt == 0 || self.prompt > MAX_CONTEXT {

@@ -61,6 +61,14 @@ pub enum Action {
     CycleWeights,
     CycleKv,
     ToggleConvention,
+    /// Pin the current scenario as "A" for an A/B comparison.
+    PinA,
+    /// Show A next to the current scenario (B).
+    Compare,
+    /// Save the plan to a file in the data folder.
+    Save,
+    /// Export the current view as SVG and Markdown.
+    Export,
     ContextUp,
     ContextDown,
     BatchUp,

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use super::action::{Action, Pane};
 use super::theme::Theme;
 use crate::catalog::Catalog;
-use crate::engine::fit::one_row_per_card;
+use crate::engine::fit::{SortBy, one_row_per_card};
 use crate::engine::{
     Breakdown, Choice, Convention, FitOption, KvPrecision, Method, Model, Plan, Scenario, SegmentKind,
     TightRule, plan,
@@ -20,6 +20,33 @@ pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
 pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
 pub const CARD_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
+pub const HOUR_STEPS: &[u64] = &[1, 8, 24, 72, 168, 720, 2160, 4320, 8640];
+pub const TRAIN_TOKEN_STEPS: &[u64] = &[
+    0,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+];
+pub const EPOCH_STEPS: &[u64] = &[1, 2, 3, 4, 5, 10];
+pub const UTILIZATION_STEPS: &[u64] = &[20, 30, 35, 40, 45, 50, 60];
+
+/// "720 h (a month)".
+pub fn hours_label(hours: f64) -> String {
+    let h = hours.round() as u64;
+    let what = match h {
+        1 => " (an hour)",
+        24 => " (a day)",
+        168 => " (a week)",
+        720 => " (a month)",
+        2160 => " (a quarter)",
+        8640 => " (a year)",
+        _ => "",
+    };
+    format!("{h} h{what}")
+}
 pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98];
 
 /// The workload pane's rows.
@@ -46,6 +73,12 @@ pub enum Knob {
     GpuUtil,
     Convention,
     Tight,
+    Hours,
+    Currency,
+    Rank,
+    TrainTokens,
+    Epochs,
+    Utilization,
 }
 
 impl Knob {
@@ -132,6 +165,12 @@ impl Knob {
             Knob::GpuUtil => "GPU util",
             Knob::Convention => "Rules",
             Knob::Tight => "Tight when",
+            Knob::Hours => "Rent for",
+            Knob::Currency => "Currency",
+            Knob::Rank => "Rank by",
+            Knob::TrainTokens => "Train tok",
+            Knob::Epochs => "Epochs",
+            Knob::Utilization => "Utilization",
         }
     }
 
@@ -158,6 +197,16 @@ pub enum Overlay {
     Help,
     ExplainSegments,
     ExplainCard(usize, u32),
+    Compare,
+}
+
+/// A scenario pinned for comparison.
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub model: usize,
+    pub scenario: Scenario,
+    pub plan: Plan,
+    pub target: Option<(usize, u32)>,
 }
 
 /// The scenario under the other convention.
@@ -202,6 +251,7 @@ struct Fingerprint {
     card_cursor: Option<(usize, u32)>,
     pinned: Option<(usize, u32)>,
     all_combos: bool,
+    sort_by: SortBy,
     overlay: Overlay,
     overlay_scroll: u16,
     quit: bool,
@@ -227,6 +277,14 @@ pub struct App {
     /// The card the bar is drawn against; `None` follows the cheapest fit.
     pub pinned: Option<(usize, u32)>,
     pub all_combos: bool,
+    /// How the cards pane ranks fitting options.
+    pub sort_by: SortBy,
+    /// The scenario pinned as "A".
+    pub side_a: Option<Side>,
+    /// One line for the status bar (what a save or export did), until the next key.
+    pub status: Option<String>,
+    /// Where `w` saves plans and `x` exports views.
+    pub data_dir: Option<std::path::PathBuf>,
     pub overlay: Overlay,
     pub overlay_scroll: u16,
     pub theme: Theme,
@@ -279,6 +337,10 @@ impl App {
             card_cursor: None,
             pinned: None,
             all_combos: false,
+            sort_by: SortBy::Price,
+            side_a: None,
+            status: None,
+            data_dir: crate::planfile::data_dir(),
             overlay: Overlay::None,
             overlay_scroll: 0,
             theme,
@@ -372,6 +434,7 @@ impl App {
 
     fn recompute(&mut self) {
         self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
+        crate::engine::fit::rank_options(&mut self.plan.options, self.sort_by);
         self.other =
             crate::engine::memory::breakdown(self.current_model(), &other_convention(&self.scenario));
         let k = self.knobs().len();
@@ -386,9 +449,79 @@ impl App {
 
     /// Apply one action. Returns whether anything visible changed (no change, no redraw).
     pub fn update(&mut self, action: Action) -> bool {
+        let had_status = self.status.take().is_some();
         let before = self.snapshot();
         self.apply(action);
-        self.snapshot() != before
+        had_status || self.status.is_some() || self.snapshot() != before
+    }
+
+    /// Apply a loaded plan: its scenario, ranking and pinned card.
+    pub fn open_plan(&mut self, scenario: Scenario, sort: SortBy, card: Option<&str>, count: Option<u32>) {
+        self.sort_by = sort;
+        self.set_scenario(scenario);
+        if let Some(g) = card.and_then(|c| self.catalog.gpu_index(c)) {
+            let n = count.unwrap_or(1);
+            self.pinned = Some((g, n));
+            self.card_cursor = Some((g, n));
+        }
+    }
+
+    /// The current scenario as a plan file.
+    pub fn plan_file(&self) -> crate::planfile::PlanFile {
+        let card = self
+            .target()
+            .map(|o| (self.catalog.gpus[o.gpu].id.as_str(), o.count));
+        crate::planfile::PlanFile::new(&self.current_model().id, &self.scenario, self.sort_by, card)
+    }
+
+    fn file_stem(&self) -> String {
+        crate::planfile::slug(&[
+            &self.current_model().id,
+            self.scenario.method.id(),
+            self.scenario.weights.id(),
+        ])
+    }
+
+    fn save(&mut self) {
+        let Some(dir) = self.data_dir.as_ref().map(|d| d.join("plans")) else {
+            self.status = Some("cannot save: no data folder (set VRAMFIT_DATA)".into());
+            return;
+        };
+        let path = dir.join(format!("{}.toml", self.file_stem()));
+        let result = std::fs::create_dir_all(&dir).and_then(|_| self.plan_file().save(&path));
+        self.status = Some(match result {
+            Ok(()) => format!("saved {}  (vramfit --open it)", path.display()),
+            Err(e) => format!("cannot save {}: {e}", path.display()),
+        });
+    }
+
+    fn export(&mut self) {
+        let Some(dir) = self.data_dir.as_ref().map(|d| d.join("exports")) else {
+            self.status = Some("cannot export: no data folder (set VRAMFIT_DATA)".into());
+            return;
+        };
+        let area = if self.last_area.width > 0 {
+            self.last_area
+        } else {
+            Rect::new(0, 0, 120, 40)
+        };
+        let buf = super::states::render(self, area.width, area.height);
+        let svg = super::svg::buffer_to_svg(&buf, self.theme.preview_fg, self.theme.preview_bg);
+        let md = crate::cli::output::plan_markdown(
+            self.current_model(),
+            &self.catalog.gpus,
+            &self.scenario,
+            &self.plan,
+        );
+        let stem = self.file_stem();
+        let (svg_path, md_path) = (dir.join(format!("{stem}.svg")), dir.join(format!("{stem}.md")));
+        let result = std::fs::create_dir_all(&dir)
+            .and_then(|_| crate::files::write_atomic(&svg_path, svg.as_bytes()))
+            .and_then(|_| crate::files::write_atomic(&md_path, md.as_bytes()));
+        self.status = Some(match result {
+            Ok(()) => format!("exported {} and .md", svg_path.display()),
+            Err(e) => format!("cannot export to {}: {e}", dir.display()),
+        });
     }
 
     /// A cheap fingerprint of what the view shows.
@@ -405,6 +538,7 @@ impl App {
             card_cursor: self.card_cursor,
             pinned: self.pinned,
             all_combos: self.all_combos,
+            sort_by: self.sort_by,
             overlay: self.overlay,
             overlay_scroll: self.overlay_scroll,
             quit: self.quit,
@@ -421,6 +555,10 @@ impl App {
                     return;
                 }
                 Action::Back | Action::Help => {
+                    self.overlay = Overlay::None;
+                    return;
+                }
+                Action::Compare if self.overlay == Overlay::Compare => {
                     self.overlay = Overlay::None;
                     return;
                 }
@@ -464,6 +602,25 @@ impl App {
                 };
             }
             Action::ToggleCombos => self.all_combos = !self.all_combos,
+            Action::PinA => {
+                self.side_a = Some(Side {
+                    model: self.model,
+                    scenario: self.scenario.clone(),
+                    plan: self.plan.clone(),
+                    target: self.target().map(|o| (o.gpu, o.count)),
+                });
+                self.status = Some("pinned as A: change anything, then b compares A and B".into());
+            }
+            Action::Compare => {
+                if self.side_a.is_some() {
+                    self.overlay = Overlay::Compare;
+                    self.overlay_scroll = 0;
+                } else {
+                    self.status = Some("nothing pinned yet: a pins the current plan as A".into());
+                }
+            }
+            Action::Save => self.save(),
+            Action::Export => self.export(),
             Action::StartFilter => {
                 self.focus = Pane::Models;
                 self.filtering = true;
@@ -646,6 +803,25 @@ impl App {
                 sc.gpu_util = GPU_UTIL_STEPS[i];
             }
             Knob::Convention => sc.convention = cycle(sc.convention, up),
+            Knob::Hours => sc.rent.hours = step(HOUR_STEPS, sc.rent.hours as u64, up) as f64,
+            Knob::Currency => {
+                sc.rent.display_currency = if sc.rent.display_currency == "USD" {
+                    "CNY".into()
+                } else {
+                    "USD".into()
+                }
+            }
+            Knob::Rank => self.sort_by = cycle(self.sort_by, up),
+            Knob::TrainTokens => {
+                let now = sc.rent.train_tokens.unwrap_or(0);
+                let next = step(TRAIN_TOKEN_STEPS, now, up);
+                sc.rent.train_tokens = (next > 0).then_some(next);
+            }
+            Knob::Epochs => sc.rent.epochs = step(EPOCH_STEPS, u64::from(sc.rent.epochs), up) as u32,
+            Knob::Utilization => {
+                let v = (sc.rent.utilization * 100.0).round() as u64;
+                sc.rent.utilization = step(UTILIZATION_STEPS, v, up) as f64 / 100.0;
+            }
             Knob::Tight => {
                 let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
                 let n = TIGHT_RULES.len();
@@ -727,6 +903,20 @@ impl App {
             Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
             Knob::Convention => sc.convention.label().into(),
             Knob::Tight => tight_rule_label(sc.tight_rule),
+            Knob::Hours => hours_label(sc.rent.hours),
+            Knob::Currency => sc.rent.display_currency.clone(),
+            Knob::Rank => self.sort_by.label().into(),
+            Knob::TrainTokens => match sc.rent.train_tokens {
+                Some(t) => format!(
+                    "{} tokens",
+                    crate::engine::units::format_params(t)
+                        .replace('B', " B")
+                        .replace('M', " M")
+                ),
+                None => "off (no time to finish)".into(),
+            },
+            Knob::Epochs => sc.rent.epochs.to_string(),
+            Knob::Utilization => format!("{:.0} % of peak", sc.rent.utilization * 100.0),
         }
     }
 

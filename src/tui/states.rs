@@ -361,6 +361,63 @@ pub const STATES: &[State] = &[
         },
     },
     State {
+        name: "cost-ranking-160x48",
+        about: "Llama 3.1 8B LoRA over 1 B tokens, cards ranked by cost to finish",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-8b");
+            let mut sc = Scenario::seed_training(Method::Lora).calibrated();
+            sc.rent.train_tokens = Some(1_000_000_000);
+            a.sort_by = crate::engine::fit::SortBy::Finish;
+            a.set_scenario(sc);
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "cost-ranking-80x24",
+        about: "the cost-to-finish ranking at 80x24, prices in yuan",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-8b");
+            let mut sc = Scenario::seed_training(Method::Qlora).calibrated();
+            sc.rent.train_tokens = Some(100_000_000);
+            sc.rent.display_currency = "CNY".into();
+            a.sort_by = crate::engine::fit::SortBy::Finish;
+            a.set_scenario(sc);
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "ab-160x48",
+        about: "A/B: 70B in BF16 (pinned as A) against FP8 at twice the context",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.update(Action::PinA);
+            a.update(Action::CycleWeights);
+            a.update(Action::CycleWeights);
+            a.update(Action::ContextUp);
+            a.update(Action::Compare);
+        },
+    },
+    State {
+        name: "ab-80x24",
+        about: "A/B at 80x24",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.update(Action::PinA);
+            a.update(Action::CycleMethod);
+            a.update(Action::Compare);
+        },
+    },
+    State {
         name: "too-small-50x15",
         about: "below the minimum size",
         width: 50,

@@ -39,6 +39,7 @@ pub fn view(frame: &mut Frame, app: &mut App) {
         Overlay::None => {}
         Overlay::Help => help(frame, area, app),
         Overlay::ExplainSegments | Overlay::ExplainCard(..) => explain(frame, area, app),
+        Overlay::Compare => compare(frame, area, app),
     }
 }
 
@@ -412,13 +413,24 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     let target = app.target().map(|o| (o.gpu, o.count));
     let training = app.scenario.method.is_training();
     let wide = large && inner.width >= 110;
-    let mut header = vec![
+    let rent = app.scenario.rent.clone();
+    let cny = rent.display_currency == "CNY";
+    let show_term = (rent.hours - crate::engine::gpu::HOURS_PER_MONTH).abs() > 0.5;
+    let show_finish = training && rent.train_tokens.is_some();
+    let term_header = format!("{:.0} h", rent.hours);
+    let mut header: Vec<&str> = vec![
         "  fit",
         "card",
         "free/card",
-        "$/month",
-        if training { "" } else { "decode ≤" },
+        if cny { "¥/month" } else { "$/month" },
     ];
+    if show_term {
+        header.push(&term_header);
+    }
+    if show_finish {
+        header.push("finish");
+    }
+    header.push(if training { "" } else { "decode ≤" });
     if !training {
         header.push("seqs");
     }
@@ -444,7 +456,12 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
             } else {
                 g.name.clone()
             };
-            let price = crate::cli::output::price_text(g, o);
+            let price = crate::cli::output::price_text_in(g, o, &rent.rates, &rent.display_currency);
+            let money = |v: Option<f64>| {
+                v.map_or("–".to_string(), |u| {
+                    crate::cli::output::money(u, &rent.rates, &rent.display_currency)
+                })
+            };
             // Per-stream ceiling and which roofline binds (bw: bandwidth, cmp: compute).
             let decode = match (o.decode_tokens_per_s, o.roofline) {
                 (Some(tps), Some(r)) if o.verdict.is_fit() => {
@@ -470,8 +487,20 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
                     Line::from(format!("{:.1}", to_gb(o.free_bytes_per_card))).alignment(Alignment::Right),
                 ),
                 Cell::from(Line::from(price).alignment(Alignment::Right)),
-                Cell::from(Line::from(decode).alignment(Alignment::Right)),
             ];
+            if show_term {
+                cells.push(Cell::from(
+                    Line::from(money(o.rent_cost_usd)).alignment(Alignment::Right),
+                ));
+            }
+            if show_finish {
+                let finish = match o.training {
+                    Some(t) => format!("{:.0} h {}", t.hours, money(o.train_cost_usd)),
+                    None => "–".into(),
+                };
+                cells.push(Cell::from(Line::from(finish).alignment(Alignment::Right)));
+            }
+            cells.push(Cell::from(Line::from(decode).alignment(Alignment::Right)));
             if !training {
                 cells.push(Cell::from(Line::from(seqs).alignment(Alignment::Right)));
             }
@@ -503,8 +532,14 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         Constraint::Min(16),
         Constraint::Length(9),
         Constraint::Length(10),
-        Constraint::Length(if training { 0 } else { 11 }),
     ];
+    if show_term {
+        widths.push(Constraint::Length(10));
+    }
+    if show_finish {
+        widths.push(Constraint::Length(15));
+    }
+    widths.push(Constraint::Length(if training { 0 } else { 11 }));
     if !training {
         widths.push(Constraint::Length(5));
     }
@@ -529,7 +564,9 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
 fn status(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
     let mut spans = Vec::new();
-    if app.filtering {
+    if let Some(msg) = &app.status {
+        spans.push(Span::styled(format!(" {msg}"), t.key));
+    } else if app.filtering {
         spans.push(Span::styled(
             " typing a filter: Enter keeps it, Esc clears it",
             t.status,
@@ -711,4 +748,141 @@ fn explain(frame: &mut Frame, area: Rect, app: &App) {
     }
     let width = (area.width * 9 / 10).max(60);
     popup(frame, area, app, title, Text::from(lines), width);
+}
+
+/// One side of the comparison, as (label, value) rows.
+fn side_rows(
+    app: &App,
+    model: usize,
+    sc: &crate::engine::Scenario,
+    plan: &crate::engine::Plan,
+    target: Option<(usize, u32)>,
+) -> Vec<(String, String)> {
+    let m = &app.models[model];
+    let rent = &sc.rent;
+    let money = |v: f64| crate::cli::output::money(v, &rent.rates, &rent.display_currency);
+    let mut rows = vec![
+        ("model".to_string(), m.name.clone()),
+        (
+            "method".into(),
+            format!("{} · {}", sc.method.label(), sc.weights.label()),
+        ),
+        (
+            "tokens".into(),
+            format!("{} × batch {}", group_thousands(sc.context as i64), sc.batch),
+        ),
+        (
+            "rules".into(),
+            format!(
+                "{}{}",
+                sc.convention.id(),
+                if sc.cards > 1 {
+                    format!(" · {} cards", sc.cards)
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+    ];
+    for kind in crate::engine::SegmentKind::ALL {
+        if let Some(s) = plan.breakdown.segment(kind) {
+            rows.push((kind.label().to_string(), format!("{:.2} GB", to_gb(s.bytes))));
+        } else {
+            rows.push((kind.label().to_string(), "–".into()));
+        }
+    }
+    rows.push((
+        "total".into(),
+        format!(
+            "{:.2} GB{}",
+            to_gb(plan.total_bytes()),
+            if sc.cards > 1 { " per card" } else { "" }
+        ),
+    ));
+    let best = target
+        .and_then(|(g, n)| plan.options.iter().find(|o| o.gpu == g && o.count == n))
+        .or_else(|| plan.best());
+    match best {
+        Some(o) => {
+            let g = &app.catalog.gpus[o.gpu];
+            let name = if o.count > 1 {
+                format!("{}× {}", o.count, g.name)
+            } else {
+                g.name.clone()
+            };
+            rows.push(("card".into(), format!("{name} ({})", o.verdict.id())));
+            rows.push(("per card".into(), format!("{:.2} GB", to_gb(o.per_card_bytes))));
+            rows.push((
+                "per month".into(),
+                o.price_usd_month.map_or("no price".into(), money),
+            ));
+            rows.push((
+                "decode ≤".into(),
+                o.decode_tokens_per_s
+                    .map_or("–".into(), |t| format!("{t:.1} tokens/s per stream")),
+            ));
+            rows.push((
+                "concurrency".into(),
+                o.serving.map_or("–".into(), |c| {
+                    format!(
+                        "{} sequences, {} KV tokens",
+                        c.max_concurrent_sequences,
+                        group_thousands(c.kv_capacity_tokens as i64)
+                    )
+                }),
+            ));
+            rows.push((
+                "to finish".into(),
+                match (o.training, o.train_cost_usd) {
+                    (Some(t), Some(c)) => format!("{:.1} h, {}", t.hours, money(c)),
+                    _ => "–".into(),
+                },
+            ));
+        }
+        None => rows.push(("card".into(), "nothing fits".into())),
+    }
+    rows
+}
+
+fn compare(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let Some(a) = &app.side_a else { return };
+    let left = side_rows(app, a.model, &a.scenario, &a.plan, a.target);
+    let right = side_rows(
+        app,
+        app.model,
+        &app.scenario,
+        &app.plan,
+        app.target().map(|o| (o.gpu, o.count)),
+    );
+    // Popup inner width = screen − 4 (margin) − 2 (borders); 14 for the labels.
+    let w = (area.width.saturating_sub(6 + 14) / 2).max(12) as usize;
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{:<14}", ""), t.header),
+        Span::styled(format!("{:<w$}", "A (pinned)"), t.header),
+        Span::styled(format!("{:<w$}", "B (now)"), t.header),
+    ])];
+    for ((label, va), (_, vb)) in left.iter().zip(right.iter()) {
+        let differs = va != vb;
+        let style = if differs { t.key } else { t.text };
+        let cut = |v: &str| v.chars().take(w.saturating_sub(1)).collect::<String>();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{label:<14}"), t.dim),
+            Span::styled(format!("{:<w$}", cut(va)), style),
+            Span::styled(format!("{:<w$}", cut(vb)), style),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "highlighted rows differ · a pins again · b or Esc closes",
+        t.dim,
+    ));
+    popup(
+        frame,
+        area,
+        app,
+        "A / B",
+        Text::from(lines),
+        area.width.saturating_sub(4),
+    );
 }

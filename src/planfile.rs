@@ -1,0 +1,207 @@
+//! Plan files: a scenario saved as TOML to share with a team (`vramfit --open plan.toml`).
+//! Saves are atomic (written beside the target, then renamed over it).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::FileError;
+use crate::engine::fit::SortBy;
+use crate::engine::gpu::{OfferFilter, Rates};
+use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
+use crate::engine::{Choice, Convention, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
+
+/// A saved plan. Field names are the CLI's flag names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PlanFile {
+    /// Catalog id, or a path to a config.json.
+    pub model: String,
+    pub method: String,
+    pub weights: String,
+    pub kv: String,
+    pub context: u64,
+    pub batch: u64,
+    pub convention: String,
+    pub lora_rank: u64,
+    pub lora_targets: String,
+    pub optimizer: String,
+    pub optimizer_in_backward: bool,
+    pub training_precision: String,
+    pub checkpointing: bool,
+    pub flash_attention: bool,
+    pub fused_ce: bool,
+    pub zero: u8,
+    pub offload: String,
+    pub cards: u32,
+    pub gpu_util: f64,
+    pub split: String,
+    pub prompt: u64,
+    pub network_gbps: f64,
+    /// Free fraction below which a fit is tight; absent = seed 003's 5 GB / 2 GB per card.
+    #[serde(default)]
+    pub margin: Option<f64>,
+    pub hours: f64,
+    pub usd_cny: f64,
+    pub currency: String,
+    #[serde(default)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    pub train_tokens: Option<u64>,
+    pub epochs: u32,
+    pub utilization: f64,
+    pub sort: String,
+    /// The card (and count) the bar was drawn against.
+    #[serde(default)]
+    pub card: Option<String>,
+    #[serde(default)]
+    pub card_count: Option<u32>,
+}
+
+impl PlanFile {
+    pub fn new(model: &str, sc: &Scenario, sort: SortBy, card: Option<(&str, u32)>) -> PlanFile {
+        PlanFile {
+            model: model.to_string(),
+            method: sc.method.id().into(),
+            weights: sc.weights.id().into(),
+            kv: sc.kv.id().into(),
+            context: sc.context,
+            batch: sc.batch,
+            convention: sc.convention.id().into(),
+            lora_rank: sc.lora_rank,
+            lora_targets: sc.lora_targets.id().into(),
+            optimizer: sc.optimizer.id().into(),
+            optimizer_in_backward: sc.optimizer_in_backward,
+            training_precision: sc.training_precision.id().into(),
+            checkpointing: sc.checkpointing,
+            flash_attention: sc.flash_attention,
+            fused_ce: sc.fused_ce,
+            zero: sc.zero,
+            offload: sc.offload.id().into(),
+            cards: sc.cards,
+            gpu_util: sc.gpu_util,
+            split: sc.split.id().into(),
+            prompt: sc.prompt,
+            network_gbps: sc.network_gbps,
+            margin: match sc.tight_rule {
+                TightRule::Seed => None,
+                TightRule::Margin(m) => Some(m),
+            },
+            hours: sc.rent.hours,
+            usd_cny: sc.rent.rates.usd_cny,
+            currency: sc.rent.display_currency.clone(),
+            provider: sc.rent.filter.provider.clone(),
+            train_tokens: sc.rent.train_tokens,
+            epochs: sc.rent.epochs,
+            utilization: sc.rent.utilization,
+            sort: sort.id().into(),
+            card: card.map(|(c, _)| c.to_string()),
+            card_count: card.map(|(_, n)| n),
+        }
+    }
+
+    /// The scenario, with each choice checked by name.
+    pub fn scenario(&self) -> Result<(Scenario, SortBy), String> {
+        fn pick<T: Choice>(field: &str, value: &str) -> Result<T, String> {
+            T::from_id(value).ok_or_else(|| {
+                format!(
+                    "{field} = \"{value}\" is not one of {}",
+                    T::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join(", ")
+                )
+            })
+        }
+        let sc = Scenario {
+            method: pick::<Method>("method", &self.method)?,
+            weights: pick::<WeightPrecision>("weights", &self.weights)?,
+            kv: pick::<KvPrecision>("kv", &self.kv)?,
+            context: self.context,
+            batch: self.batch,
+            convention: pick::<Convention>("convention", &self.convention)?,
+            lora_rank: self.lora_rank,
+            tight_rule: self.margin.map_or(TightRule::Seed, TightRule::Margin),
+            optimizer: pick::<Optimizer>("optimizer", &self.optimizer)?,
+            optimizer_in_backward: self.optimizer_in_backward,
+            training_precision: pick::<TrainingPrecision>("training-precision", &self.training_precision)?,
+            checkpointing: self.checkpointing,
+            flash_attention: self.flash_attention,
+            fused_ce: self.fused_ce,
+            lora_targets: pick::<LoraTargets>("lora-targets", &self.lora_targets)?,
+            zero: self.zero,
+            offload: pick::<Offload>("offload", &self.offload)?,
+            cards: self.cards,
+            gpu_util: self.gpu_util,
+            split: pick::<Split>("split", &self.split)?,
+            prompt: self.prompt,
+            network_gbps: self.network_gbps,
+            rent: Rent {
+                hours: self.hours,
+                rates: Rates {
+                    usd_cny: self.usd_cny,
+                },
+                filter: OfferFilter {
+                    provider: self.provider.clone(),
+                },
+                display_currency: self.currency.to_ascii_uppercase(),
+                train_tokens: self.train_tokens,
+                epochs: self.epochs,
+                utilization: self.utilization,
+            },
+        };
+        sc.validate()?;
+        Ok((sc, pick::<SortBy>("sort", &self.sort)?))
+    }
+
+    pub fn to_toml(&self) -> String {
+        let body = toml::to_string(self).unwrap_or_default();
+        format!("# vramfit plan: open with `vramfit --open FILE`\n{body}")
+    }
+
+    /// Read and check a plan file.
+    pub fn load(path: &Path) -> Result<(PlanFile, Scenario, SortBy), FileError> {
+        let shown = path.display().to_string();
+        let source = std::fs::read_to_string(path).map_err(|e| FileError::new(&shown, e.to_string()))?;
+        let file: PlanFile =
+            toml::from_str(&source).map_err(|e| FileError::from_toml(&shown, &source, &e))?;
+        let (sc, sort) = file.scenario().map_err(|m| {
+            // Point at the offending field when the message names one.
+            let field = m.split(' ').next().unwrap_or("");
+            match source.find(&format!("\n{field} =")) {
+                Some(at) => FileError::at_offset(&shown, &source, at + 1, m.clone()),
+                None => FileError::new(&shown, m.clone()),
+            }
+        })?;
+        Ok((file, sc, sort))
+    }
+
+    /// Write atomically.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        crate::files::write_atomic(path, self.to_toml().as_bytes())
+    }
+}
+
+/// Where the planner saves plans and exports: `$VRAMFIT_DATA`, else the platform data dir.
+pub fn data_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("VRAMFIT_DATA").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "vramfit").map(|d| d.data_dir().to_path_buf())
+}
+
+/// A file name made of safe characters only.
+pub fn slug(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| {
+            p.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '-'
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
