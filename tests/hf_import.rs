@@ -26,6 +26,8 @@ fn known_families_import_to_the_exact_catalog_counts() {
         ("mixtral-8x7b", "mixtral-8x7b"),
         ("falcon-40b", "falcon-40b"),
         ("command-r-v01", "command-r-v01"),
+        ("qwen3-8b", "qwen3-8b"),
+        ("mistral-7b-v0.3", "mistral-7b-v0.3"),
     ];
     for (dir, id) in cases {
         let imported = hf::load(&fixture(dir)).unwrap_or_else(|e| panic!("{dir}: {e}"));
@@ -81,4 +83,25 @@ fn malformed_json_gives_file_line_and_column() {
         e.to_string().contains("malformed/config.json:5:3: invalid JSON"),
         "{e}"
     );
+}
+
+#[test]
+fn qwen2_moe_counts_shared_experts_and_their_gate() {
+    // Qwen1.5-MoE-A2.7B: 60 experts of 1,408, top 4, one gated shared expert of 5,632;
+    // the model card says 14.3 B in all and 2.7 B activated.
+    let m = hf::load(&fixture("qwen1.5-moe-a2.7b")).unwrap();
+    let p = m.params();
+    assert!((p.total as f64 / 14.3e9 - 1.0).abs() < 0.01, "{}", p.total);
+    assert!((p.active as f64 / 2.7e9 - 1.0).abs() < 0.01, "{}", p.active);
+    assert!(m.warnings.is_empty());
+}
+
+#[test]
+fn mistral_v0_1_slides_every_layer_over_4096_tokens() {
+    // Mistral 7B v0.1: the same shape as v0.3 with a 32,000 vocabulary and a 4,096 window.
+    let m = hf::load(&fixture("mistral-7b-v0.1")).unwrap();
+    assert_eq!(m.params().total, 7_241_732_096, "models.md cross-check");
+    assert_eq!(m.arch.sliding_layers(), 32);
+    // Beyond the window the cache stops growing.
+    assert_eq!(m.arch.kv_layer_tokens(32_768), m.arch.kv_layer_tokens(4096));
 }

@@ -219,3 +219,48 @@ fn pin_a_compare_save_and_export() {
     );
     assert!(dir.join("exports/llama-3.1-70b-inference-fp16.md").is_file());
 }
+
+#[test]
+fn every_knob_is_reachable_for_its_method() {
+    use vramfit::engine::Method as M;
+    use vramfit::tui::app::Knob::*;
+    let training = [
+        TrainTokens,
+        Epochs,
+        Utilization,
+        Hours,
+        Currency,
+        Rank,
+        Optimizer,
+        Zero,
+        Offload,
+    ];
+    for method in [M::Full, M::Lora, M::Qlora] {
+        let knobs = Knob::for_method(method);
+        for k in training {
+            assert!(knobs.contains(&k), "{method:?} lacks {k:?}");
+        }
+    }
+    let serving = Knob::for_method(M::Inference);
+    for k in [Kv, Prompt, Split, GpuUtil, Cards, Hours, Currency, Rank] {
+        assert!(serving.contains(&k), "inference lacks {k:?}");
+    }
+    // Walk every row of a LoRA plan with the keys and change each one.
+    let mut app = fresh_app("default");
+    app.update(Action::CycleMethod);
+    app.update(Action::CycleMethod);
+    assert_eq!(app.scenario.method, M::Lora);
+    app.focus = Pane::Workload;
+    let rows = app.knobs().len();
+    for _ in 0..rows {
+        let before = (app.scenario.clone(), app.sort_by);
+        press(&mut app, KeyCode::Right);
+        assert_ne!(
+            (app.scenario.clone(), app.sort_by),
+            before,
+            "row {} changed nothing",
+            app.knob
+        );
+        press(&mut app, KeyCode::Down);
+    }
+}

@@ -101,6 +101,9 @@ impl Knob {
                     GpuUtil,
                     Convention,
                     Tight,
+                    Hours,
+                    Currency,
+                    Rank,
                 ]
             }
             M::Full => vec![
@@ -119,6 +122,12 @@ impl Knob {
                 Cards,
                 Convention,
                 Tight,
+                TrainTokens,
+                Epochs,
+                Utilization,
+                Hours,
+                Currency,
+                Rank,
             ],
             M::Lora | M::Qlora => vec![
                 Method,
@@ -137,6 +146,12 @@ impl Knob {
                 Cards,
                 Convention,
                 Tight,
+                TrainTokens,
+                Epochs,
+                Utilization,
+                Hours,
+                Currency,
+                Rank,
             ],
         }
     }
