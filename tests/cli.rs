@@ -350,3 +350,15 @@ fn screenshots_are_written_as_svg() {
         &svg[..200]
     );
 }
+
+#[test]
+fn the_planner_without_a_terminal_says_so() {
+    vramfit()
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the planner needs an interactive terminal",
+        ))
+        .stderr(predicate::str::contains("panicked").not());
+}

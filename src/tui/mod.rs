@@ -42,7 +42,13 @@ pub fn run(mut app: App) -> color_eyre::Result<()> {
             previous(info);
         }));
     }
-    let mut terminal = ratatui::init();
+    use std::io::IsTerminal;
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        return Err(color_eyre::eyre::eyre!(
+            "the planner needs an interactive terminal; for scripts use `vramfit plan` (see `vramfit --help`)"
+        ));
+    }
+    let mut terminal = ratatui::try_init()?;
     if mouse {
         execute!(io::stdout(), EnableMouseCapture)?;
     }
