@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::FileError;
 use crate::engine::fit::SortBy;
-use crate::engine::gpu::{OfferFilter, Rates};
 use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
 use crate::engine::{Choice, Convention, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
 
@@ -133,19 +132,15 @@ impl PlanFile {
             split: pick::<Split>("split", &self.split)?,
             prompt: self.prompt,
             network_gbps: self.network_gbps,
-            rent: Rent {
-                hours: self.hours,
-                rates: Rates {
-                    usd_cny: self.usd_cny,
-                },
-                filter: OfferFilter {
-                    provider: self.provider.clone(),
-                },
-                display_currency: self.currency.to_ascii_uppercase(),
-                train_tokens: self.train_tokens,
-                epochs: self.epochs,
-                utilization: self.utilization,
-            },
+            rent: Rent::new(
+                self.hours,
+                self.usd_cny,
+                self.provider.clone(),
+                &self.currency,
+                self.train_tokens,
+                self.epochs,
+                self.utilization,
+            ),
         };
         sc.validate()?;
         Ok((sc, pick::<SortBy>("sort", &self.sort)?))

@@ -13,7 +13,6 @@ use crate::engine::{
 };
 
 use crate::engine::fit::SortBy;
-use crate::engine::gpu::{OfferFilter, Rates};
 use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
 
 /// A switch spelled `on` or `off`.
@@ -275,19 +274,15 @@ impl PlanArgs {
             split: self.split,
             prompt: self.prompt,
             network_gbps: self.network_gbps,
-            rent: Rent {
-                hours: self.hours,
-                rates: Rates {
-                    usd_cny: self.usd_cny,
-                },
-                filter: OfferFilter {
-                    provider: self.provider.clone(),
-                },
-                display_currency: self.currency.clone(),
-                train_tokens: self.train_tokens,
-                epochs: self.epochs,
-                utilization: self.utilization,
-            },
+            rent: Rent::new(
+                self.hours,
+                self.usd_cny,
+                self.provider.clone(),
+                &self.currency,
+                self.train_tokens,
+                self.epochs,
+                self.utilization,
+            ),
         };
         scenario.validate().map_err(CliError)?;
         Ok(scenario)

@@ -199,6 +199,29 @@ pub struct Rent {
     pub utilization: f64,
 }
 
+impl Rent {
+    /// A rental setting from its parts (CLI flags, plan files).
+    pub fn new(
+        hours: f64,
+        usd_cny: f64,
+        provider: Option<String>,
+        currency: &str,
+        train_tokens: Option<u64>,
+        epochs: u32,
+        utilization: f64,
+    ) -> Rent {
+        Rent {
+            hours,
+            rates: Rates { usd_cny },
+            filter: OfferFilter { provider },
+            display_currency: currency.to_ascii_uppercase(),
+            train_tokens,
+            epochs,
+            utilization,
+        }
+    }
+}
+
 impl Default for Rent {
     fn default() -> Self {
         Rent {

@@ -119,12 +119,7 @@ fn title(frame: &mut Frame, area: Rect, app: &App) {
     ]);
     let best = match app.plan.best() {
         Some(o) => {
-            let g = &app.catalog.gpus[o.gpu];
-            let name = if o.count > 1 {
-                format!("{}× {}", o.count, g.name)
-            } else {
-                g.name.clone()
-            };
+            let name = crate::cli::output::option_label(&app.catalog.gpus, o);
             let price = o
                 .price_usd_month
                 .map_or(String::new(), |p| format!(" {}/mo", format_usd(p)));
@@ -804,12 +799,7 @@ fn side_rows(
         .or_else(|| plan.best());
     match best {
         Some(o) => {
-            let g = &app.catalog.gpus[o.gpu];
-            let name = if o.count > 1 {
-                format!("{}× {}", o.count, g.name)
-            } else {
-                g.name.clone()
-            };
+            let name = crate::cli::output::option_label(&app.catalog.gpus, o);
             rows.push(("card".into(), format!("{name} ({})", o.verdict.id())));
             rows.push(("per card".into(), format!("{:.2} GB", to_gb(o.per_card_bytes))));
             rows.push((
