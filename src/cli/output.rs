@@ -438,9 +438,15 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             );
         }
         None => {
+            let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);
             let _ = writeln!(
                 s,
-                "\nNothing in the catalog holds this plan, even 8 cards of the largest card."
+                "\nNothing in the catalog holds this plan, even {most} cards of a kind{}",
+                if scenario.method.is_training() {
+                    "; try --offload optimizer or --zero 3"
+                } else {
+                    ""
+                }
             );
         }
     }

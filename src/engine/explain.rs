@@ -142,16 +142,20 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             t.flops_per_token,
             gpu.bf16_tflops.unwrap_or(0.0),
             rent.utilization * 100.0,
-            t.hours - t.dequant_hours,
+            t.compute_hours,
             if t.dequant_hours > 0.0 {
-                format!(
-                    " + {:.1} h of NF4 dequantization = {:.1} h",
-                    t.dequant_hours, t.hours
-                )
+                format!(" + {:.1} h of NF4 dequantization", t.dequant_hours)
             } else {
                 String::new()
             }
         ));
+        if t.comm_hours > 0.0 {
+            lines.push(format!(
+                "card-to-card traffic: {:.1} h over {} (it overlaps the compute; the slower sets the pace)",
+                t.comm_hours, option.link
+            ));
+        }
+        lines.push(format!("time to finish: {:.1} h", t.hours));
         if let (Some(i), Some(cost)) = (option.train_offer, option.train_cost_usd) {
             lines.push(format!("cost to finish: {}", describe(i, t.hours, cost)));
         }

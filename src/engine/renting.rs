@@ -33,6 +33,11 @@ pub struct Training {
     pub hours: f64,
     /// Of which QLoRA's dequantization (memory-bound, not in the FLOPs).
     pub dequant_hours: f64,
+    /// Compute alone.
+    pub compute_hours: f64,
+    /// Gradient / parameter traffic between the cards; it overlaps the compute, so the
+    /// slower of the two sets the pace.
+    pub comm_hours: f64,
     pub flops_per_token: f64,
     pub tokens: f64,
 }
@@ -52,6 +57,12 @@ pub fn training_time(model: &Model, sc: &Scenario, gpu: &Gpu, count: u32) -> Opt
     let n = f64::from(count.max(1));
     let per_token = flops_per_token(model, sc.method, sc.checkpointing);
     let compute_s = tokens * per_token / (n * peak * sc.rent.utilization);
+    let comm_s = if count > 1 {
+        let steps_per_card = tokens / (sc.context * sc.batch) as f64 / n;
+        steps_per_card * comm_bytes_per_step(model, sc, n) / link_bytes_per_s(gpu, count, sc.network_gbps)
+    } else {
+        0.0
+    };
     let dequant_s = if sc.method == Method::Qlora && sc.weights != WeightPrecision::Bf16 {
         let steps_per_card = tokens / (sc.context * sc.batch) as f64 / n;
         let passes = if sc.checkpointing { 3.0 } else { 2.0 };
@@ -60,11 +71,51 @@ pub fn training_time(model: &Model, sc: &Scenario, gpu: &Gpu, count: u32) -> Opt
         0.0
     };
     Some(Training {
-        hours: (compute_s + dequant_s) / 3600.0,
+        hours: (compute_s.max(comm_s) + dequant_s) / 3600.0,
         dequant_hours: dequant_s / 3600.0,
+        compute_hours: compute_s / 3600.0,
+        comm_hours: comm_s / 3600.0,
         flops_per_token: per_token,
         tokens,
     })
+}
+
+/// Bytes each card sends per optimizer step (ring collectives move (n−1)/n of the data):
+/// ZeRO-3 gathers the 16-bit parameters for the forward and again for the backward pass and
+/// reduce-scatters the gradients (3 × P × 2 B); lower stages all-reduce the gradients of what
+/// trains (2 × P × 2 B). LoRA's frozen base is gathered under ZeRO-3 too; its adapters' gradients
+/// are small.
+pub fn comm_bytes_per_step(model: &Model, sc: &Scenario, n: f64) -> f64 {
+    let ring = (n - 1.0) / n;
+    let p = model.params().total as f64;
+    let frozen_bytes = p * sc.weights.bits() / 8.0;
+    let trainable = match sc.method {
+        Method::Full => p,
+        _ => super::calibrated::adapter_params(&model.arch, sc.lora_rank, sc.lora_targets) as f64,
+    };
+    let grads = 2.0 * trainable * 2.0;
+    let gather = if sc.zero == 3 {
+        if sc.method == Method::Full {
+            2.0 * p * 2.0
+        } else {
+            2.0 * frozen_bytes
+        }
+    } else {
+        0.0
+    };
+    let reduce = if sc.zero == 3 { trainable * 2.0 } else { grads };
+    ring * (gather + reduce)
+}
+
+/// Bytes per second each card can send: the node's fabric within 8 cards, the network
+/// (per card, Gb/s → B/s) beyond.
+pub fn link_bytes_per_s(gpu: &Gpu, count: u32, network_gbps: f64) -> f64 {
+    let fabric = gpu.link_speed_gbs() * 1e9;
+    if count > 8 {
+        fabric.min(network_gbps * 1e9 / 8.0)
+    } else {
+        fabric
+    }
 }
 
 #[cfg(test)]
@@ -82,5 +133,26 @@ mod tests {
         // MoE: the active parameters.
         let moe = c.model("mixtral-8x7b").unwrap();
         assert_eq!(flops_per_token(moe, Method::Full, false), 6.0 * 12_879_925_248.0);
+    }
+
+    #[test]
+    fn zero3_traffic_and_the_network_beyond_one_node() {
+        let c = crate::catalog::Catalog::embedded().unwrap();
+        let m = c.model("seed-70b").unwrap();
+        let sc = Scenario {
+            cards: 64,
+            ..Scenario::seed_training(Method::Full).calibrated()
+        };
+        // 3 × 70e9 × 2 B × 63/64 per step and card.
+        assert!((comm_bytes_per_step(m, &sc, 64.0) - 3.0 * 70e9 * 2.0 * 63.0 / 64.0).abs() < 1.0);
+        let h100 = &c.gpus[c.gpu_index("h100-sxm").unwrap()];
+        assert_eq!(link_bytes_per_s(h100, 8, 400.0), 900e9, "NVLink inside the node");
+        assert_eq!(link_bytes_per_s(h100, 64, 400.0), 50e9, "400 Gb/s between nodes");
+        // With a billion tokens the 64-card run waits on the network, not on compute.
+        let mut sc = sc;
+        sc.rent.train_tokens = Some(1_000_000_000);
+        let t = training_time(m, &sc, h100, 64).unwrap();
+        assert!(t.comm_hours > t.compute_hours);
+        assert_eq!(t.hours, t.comm_hours);
     }
 }
