@@ -27,6 +27,18 @@ impl LinkKind {
         matches!(self, Self::Nvswitch | Self::InfinityFabric | Self::Ethernet)
     }
 
+    /// A few letters, for narrow table columns.
+    pub fn short_label(self) -> &'static str {
+        match self {
+            Self::Nvswitch => "NVLink",
+            Self::Bridge => "bridge",
+            Self::InfinityFabric => "IF",
+            Self::Ethernet => "RoCE",
+            Self::Pcie => "PCIe",
+            Self::None => "none",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Self::Nvswitch => "NVLink/NVSwitch",

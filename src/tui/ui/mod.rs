@@ -507,12 +507,30 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
                     Line::from(format!("{}", g.bandwidth_gbs)).alignment(Alignment::Right),
                 ));
                 cells.push(Cell::from(if o.count > 1 {
-                    format!("{} · {}", o.split.id(), o.link)
+                    let pcie = g.pcie_gen.map_or(String::new(), |n| n.to_string());
+                    let kind = if g.link == crate::engine::gpu::LinkKind::Pcie {
+                        format!("PCIe{pcie}")
+                    } else {
+                        g.link.short_label().to_string()
+                    };
+                    format!(
+                        "{} · {kind} {:.0} GB/s{}",
+                        o.split.id(),
+                        g.link_speed_gbs(),
+                        if o.count > 8 { " + net" } else { "" }
+                    )
                 } else {
                     String::new()
                 }));
                 cells.push(Cell::from(
-                    o.reason.clone().or_else(|| o.warning.clone()).unwrap_or_default(),
+                    o.reason
+                        .clone()
+                        .or_else(|| {
+                            o.warning
+                                .as_ref()
+                                .map(|_| "⚠ TP over PCIe (e explains)".to_string())
+                        })
+                        .unwrap_or_default(),
                 ));
             }
             let mut style = if o.verdict.is_fit() { t.text } else { t.dim };
@@ -524,7 +542,8 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         .collect();
     let mut widths = vec![
         Constraint::Length(8),
-        Constraint::Min(16),
+        // The card's name comes first: at least 26 columns where the screen has them.
+        Constraint::Min(if wide { 26 } else { 16 }),
         Constraint::Length(9),
         Constraint::Length(10),
     ];
@@ -542,8 +561,8 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         widths.extend([
             Constraint::Length(6),
             Constraint::Length(7),
-            Constraint::Length(40),
-            Constraint::Min(10),
+            Constraint::Length(26),
+            Constraint::Fill(1),
         ]);
     }
     let header = Row::new(
