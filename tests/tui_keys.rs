@@ -264,3 +264,24 @@ fn every_knob_is_reachable_for_its_method() {
         press(&mut app, KeyCode::Down);
     }
 }
+
+#[test]
+fn a_plan_for_an_imported_model_saves_its_path() {
+    let path = format!("{}/tests/fixtures/hf/unknown-arch", env!("CARGO_MANIFEST_DIR"));
+    let model = vramfit::catalog::hf::load(std::path::Path::new(&path)).unwrap();
+    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
+    let theme = vramfit::tui::theme::Theme::embedded("default").unwrap();
+    let mut app = App::new(catalog, theme, Some(model), None);
+    assert_eq!(
+        app.current_model().id,
+        "unknown-arch",
+        "the imported model comes first"
+    );
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("imported-{}", std::process::id()));
+    app.data_dir = Some(dir.clone());
+    press(&mut app, KeyCode::Char('w'));
+    let saved = dir.join("plans/unknown-arch-inference-bf16.toml");
+    let (file, _, _) = vramfit::planfile::PlanFile::load(&saved).unwrap();
+    assert_eq!(file.model, path);
+}

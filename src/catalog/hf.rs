@@ -42,7 +42,9 @@ pub fn load(path: &Path) -> Result<Model, FileError> {
     let shown = file.display().to_string();
     let source = std::fs::read_to_string(&file).map_err(|e| FileError::new(&shown, e.to_string()))?;
     let id = model_id_for(&file);
-    from_str(&shown, &source, &id)
+    let mut model = from_str(&shown, &source, &id)?;
+    model.source_path = Some(path.display().to_string());
+    Ok(model)
 }
 
 /// The id an imported model gets: its folder's name, else the file stem.
@@ -294,6 +296,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         },
         declared_params: None,
         warnings,
+        source_path: None,
     })
 }
 

@@ -205,6 +205,7 @@ impl ModelEntry {
             },
             declared_params: self.declared_params,
             warnings: Vec::new(),
+            source_path: None,
         })
     }
 }

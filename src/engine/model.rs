@@ -277,6 +277,8 @@ pub struct Model {
     pub declared_params: Option<u64>,
     /// What an import had to guess; shown wherever the model is.
     pub warnings: Vec<String>,
+    /// The config.json an imported model came from (saved plans point back to it).
+    pub source_path: Option<String>,
 }
 
 impl Model {

@@ -486,7 +486,10 @@ impl App {
         let card = self
             .target()
             .map(|o| (self.catalog.gpus[o.gpu].id.as_str(), o.count));
-        crate::planfile::PlanFile::new(&self.current_model().id, &self.scenario, self.sort_by, card)
+        let m = self.current_model();
+        // An imported model is saved by its config.json path, a catalog model by its id.
+        let model = m.source_path.as_deref().unwrap_or(&m.id);
+        crate::planfile::PlanFile::new(model, &self.scenario, self.sort_by, card)
     }
 
     fn file_stem(&self) -> String {
