@@ -362,3 +362,19 @@ fn the_planner_without_a_terminal_says_so() {
         ))
         .stderr(predicate::str::contains("panicked").not());
 }
+
+#[test]
+fn a_context_beyond_the_model_maximum_is_warned_not_refused() {
+    let out = vramfit()
+        .args(["plan", "--model", "phi-3-mini", "--context", "32768", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("beyond Phi-3 mini 4k's configured maximum of 4,096")
+    );
+}

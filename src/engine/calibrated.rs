@@ -184,11 +184,11 @@ pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
     };
     // Eager attention materializes one layer's scores for the chunk against the whole
     // context: 5·a bytes per pair (Korthikanti's term); flash attention never does.
+    // Each query of the chunk attends to at most `context` keys (its own sequence).
     let scores = if sc.flash_attention {
         0.0
     } else {
-        5.0 * a.heads as f64 * chunk * sc.context.min(chunk as u64 * sc.batch.max(1)) as f64
-            / sc.batch.max(1) as f64
+        5.0 * a.heads as f64 * chunk * sc.context as f64
     };
     let prefill = chunk * per_token / cards;
     let bytes = prefill + scores / cards + logits;

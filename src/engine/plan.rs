@@ -31,11 +31,27 @@ impl Plan {
     }
 }
 
+/// A context beyond what the checkpoint is configured for: planned anyway (RoPE scaling can
+/// stretch it), but said.
+pub fn context_warning(model: &Model, scenario: &Scenario) -> Option<String> {
+    (scenario.context > model.max_context).then(|| {
+        format!(
+            "context {} is beyond {}'s configured maximum of {} tokens (max_position_embeddings)",
+            super::units::group_thousands(scenario.context as i64),
+            model.name,
+            super::units::group_thousands(model.max_context as i64)
+        )
+    })
+}
+
 /// Plan `scenario` for `model` on every card of `gpus`: alone and in 2/4/8-card combos when
 /// `include_combos`, or only in `scenario.cards` when that is more than one. The scenario
 /// must have passed [`Scenario::validate`].
 pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bool) -> Plan {
-    let breakdown = memory::breakdown(model, scenario);
+    let mut breakdown = memory::breakdown(model, scenario);
+    if let Some(w) = context_warning(model, scenario) {
+        breakdown.notes.insert(0, w);
+    }
     let calibrated = scenario.convention == Convention::Calibrated;
     let sizes: Vec<u32> = if scenario.cards > 1 {
         vec![scenario.cards]

@@ -109,6 +109,14 @@ fn title(frame: &mut Frame, area: Rect, app: &App) {
         ),
         Span::styled(format!(" · {}", sc.convention.id()), t.dim),
         Span::styled(
+            if sc.context > m.max_context {
+                format!(" ⚠ > max {}", group_thousands(m.max_context as i64))
+            } else {
+                String::new()
+            },
+            t.tight,
+        ),
+        Span::styled(
             if sc.cards > 1 {
                 format!(" · per card of {}", sc.cards)
             } else {
