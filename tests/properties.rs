@@ -94,7 +94,8 @@ fn scenario_strategy() -> impl Strategy<Value = (usize, Scenario)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // 256 cases by default; PROPTEST_CASES raises it for a deeper search.
+    #![proptest_config(ProptestConfig::default())]
 
     #[test]
     fn segments_sum_to_the_total_and_are_non_negative((m, sc) in scenario_strategy()) {
