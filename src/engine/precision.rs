@@ -22,6 +22,8 @@ pub enum WeightPrecision {
     Nf4Dq,
     /// bitsandbytes FP4, block 64 with an fp32 absmax (the 2023 `load_in_4bit` default).
     Fp4,
+    /// OCP MXFP4: 4-bit E2M1 with an 8-bit shared exponent per 32 (gpt-oss's native format).
+    Mxfp4,
     Q8_0,
     Q6K,
     Q5KM,
@@ -41,7 +43,7 @@ impl WeightPrecision {
             Self::Fp8 | Self::Int8 | Self::Q8_0 => 1.0,
             Self::Q6K => 0.75,
             Self::Q5KM => 0.625,
-            Self::Int4 | Self::Nf4 | Self::Nf4Dq | Self::Fp4 | Self::Q4KM | Self::Q4_0 => 0.5,
+            Self::Int4 | Self::Nf4 | Self::Nf4Dq | Self::Fp4 | Self::Mxfp4 | Self::Q4KM | Self::Q4_0 => 0.5,
             Self::Q3KM => 0.375,
             Self::Q2K => 0.25,
         }
@@ -61,6 +63,7 @@ impl WeightPrecision {
             Self::Int4 => 4.0 + 16.0 / 128.0 + 4.0 / 128.0,
             Self::Nf4 | Self::Fp4 => 4.0 + 32.0 / 64.0,
             Self::Nf4Dq => 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0),
+            Self::Mxfp4 => 4.0 + 8.0 / 32.0,
             Self::Q8_0 => 8.5,
             Self::Q6K => 6.5625,
             Self::Q5KM => 5.67,
@@ -113,6 +116,7 @@ impl Choice for WeightPrecision {
         Self::Nf4,
         Self::Nf4Dq,
         Self::Fp4,
+        Self::Mxfp4,
         Self::Q8_0,
         Self::Q6K,
         Self::Q5KM,
@@ -133,6 +137,7 @@ impl Choice for WeightPrecision {
             Self::Nf4 => "NF4",
             Self::Nf4Dq => "NF4+DQ",
             Self::Fp4 => "FP4",
+            Self::Mxfp4 => "MXFP4",
             Self::Q8_0 => "Q8_0",
             Self::Q6K => "Q6_K",
             Self::Q5KM => "Q5_K_M",
@@ -154,6 +159,7 @@ impl Choice for WeightPrecision {
             Self::Nf4 => "nf4",
             Self::Nf4Dq => "nf4-dq",
             Self::Fp4 => "fp4",
+            Self::Mxfp4 => "mxfp4",
             Self::Q8_0 => "q8_0",
             Self::Q6K => "q6_k",
             Self::Q5KM => "q5_k_m",
@@ -223,6 +229,7 @@ mod tests {
         assert!((WeightPrecision::Nf4Dq.bits() - 4.127).abs() < 0.001);
         assert_eq!(WeightPrecision::Nf4.bits(), 4.5);
         assert_eq!(WeightPrecision::Int4.bits(), 4.15625);
+        assert_eq!(WeightPrecision::Mxfp4.bits(), 4.25);
         assert_eq!(WeightPrecision::Q8_0.bits(), 8.5);
         assert_eq!(KvPrecision::Q4_0.bytes_per_element(), 0.5625);
     }
