@@ -438,7 +438,7 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         header.push("seqs");
     }
     if wide {
-        header.extend(["mem GB", "GB/s", "split · link", "note"]);
+        header.extend(["used", "spot", "card GB", "split · link", "note"]);
     }
     let rows: Vec<Row> = rows_idx
         .iter()
@@ -509,11 +509,15 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
             }
             if wide {
                 cells.push(Cell::from(
-                    Line::from(format!("{}", g.memory_gb)).alignment(Alignment::Right),
+                    Line::from(format!("{:.1}", to_gb(o.per_card_bytes))).alignment(Alignment::Right),
                 ));
                 cells.push(Cell::from(
-                    Line::from(format!("{}", g.bandwidth_gbs)).alignment(Alignment::Right),
+                    Line::from(money(o.spot_rent_cost_usd)).alignment(Alignment::Right),
                 ));
+                cells.push(Cell::from(
+                    Line::from(format!("{}", g.memory_gb)).alignment(Alignment::Right),
+                ));
+
                 cells.push(Cell::from(if o.count > 1 {
                     let pcie = g.pcie_gen.map_or(String::new(), |n| n.to_string());
                     let kind = if g.link == crate::engine::gpu::LinkKind::Pcie {
@@ -569,7 +573,8 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         widths.extend([
             Constraint::Length(6),
             Constraint::Length(7),
-            Constraint::Length(26),
+            Constraint::Length(7),
+            Constraint::Length(24),
             Constraint::Fill(1),
         ]);
     }
@@ -600,7 +605,7 @@ fn status(frame: &mut Frame, area: Rect, app: &App) {
         }
     }
     if !app.scenario.method.is_training() {
-        let note = " decode = bandwidth ceiling, not a benchmark";
+        let note = " decode = a ceiling (upper bound), not a benchmark";
         let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
         if used + note.len() < area.width as usize {
             spans.push(Span::styled(note, t.dim));
