@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::CliError;
 use crate::catalog::Catalog;
-use crate::engine::lookup::{LookupColumn, lookup_table as compute_lookup};
+use crate::engine::lookup::lookup_table as compute_lookup;
 use crate::engine::units::{format_gb, format_params, format_usd, group_thousands, to_gb};
 use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario, Segment};
 
@@ -543,7 +543,6 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, CliError> {
             );
         }
     }
-    let _ = LookupColumn::ALL;
     Ok(s)
 }
 
