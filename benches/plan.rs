@@ -10,28 +10,32 @@ use vramfit::engine::{Method, Scenario, WeightPrecision, plan};
 fn bench_plan(c: &mut Criterion) {
     let catalog = Catalog::embedded().unwrap();
     let model = catalog.model("llama-3.1-70b").unwrap().clone();
-    let inference = Scenario::seed_inference(WeightPrecision::Fp8);
-    c.bench_function("plan: 70B FP8 inference, all cards and combos", |b| {
-        b.iter(|| {
-            plan(
-                black_box(&model),
-                black_box(&catalog.gpus),
-                black_box(&inference),
-                true,
-            )
-        })
-    });
-    let qlora = Scenario::seed_training(Method::Qlora);
-    c.bench_function("plan: 70B QLoRA, all cards and combos", |b| {
-        b.iter(|| {
-            plan(
-                black_box(&model),
-                black_box(&catalog.gpus),
-                black_box(&qlora),
-                true,
-            )
-        })
-    });
+    let cases = [
+        (
+            "plan: 70B FP8 inference, seed rules",
+            Scenario::seed_inference(WeightPrecision::Fp8),
+        ),
+        (
+            "plan: 70B FP8 inference, calibrated",
+            Scenario::seed_inference(WeightPrecision::Fp8).calibrated(),
+        ),
+        (
+            "plan: 70B QLoRA, calibrated",
+            Scenario::seed_training(Method::Qlora).calibrated(),
+        ),
+    ];
+    for (name, scenario) in &cases {
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                plan(
+                    black_box(&model),
+                    black_box(&catalog.gpus),
+                    black_box(scenario),
+                    true,
+                )
+            })
+        });
+    }
     let seeds: Vec<_> = ["seed-7b", "seed-13b", "seed-34b", "seed-70b", "seed-405b"]
         .iter()
         .map(|id| catalog.model(id).unwrap())

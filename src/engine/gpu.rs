@@ -288,18 +288,22 @@ pub const CURRENCIES: &[&str] = &["USD", "CNY"];
 impl Rates {
     /// An amount in `currency` as dollars; `None` for a currency without a rate.
     pub fn to_usd(&self, amount: f64, currency: &str) -> Option<f64> {
-        match currency.to_ascii_uppercase().as_str() {
-            "USD" => Some(amount),
-            "CNY" => Some(amount / self.usd_cny),
-            _ => None,
+        // No allocation: this runs for every offer of every option of every plan.
+        if currency.eq_ignore_ascii_case("USD") {
+            Some(amount)
+        } else if currency.eq_ignore_ascii_case("CNY") {
+            Some(amount / self.usd_cny)
+        } else {
+            None
         }
     }
 
     /// Dollars shown in the display currency.
     pub fn from_usd(&self, usd: f64, currency: &str) -> f64 {
-        match currency.to_ascii_uppercase().as_str() {
-            "CNY" => usd * self.usd_cny,
-            _ => usd,
+        if currency.eq_ignore_ascii_case("CNY") {
+            usd * self.usd_cny
+        } else {
+            usd
         }
     }
 }
