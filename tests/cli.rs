@@ -248,6 +248,10 @@ fn bad_catalog_files_exit_2_with_file_line_column() {
             "gpu-zero-memory.toml:2:6: gpu 'zero': memory_gb",
         ),
         (
+            "invalid/model-head-dim.toml",
+            "model-head-dim.toml:2:6: model 'odd': hidden 4000 is not a multiple of heads 48; give head_dim",
+        ),
+        (
             "invalid/offer-currency.toml",
             "offer-currency.toml:5:12: offer for 'rtx-4090': currency 'EUR' has no exchange rate",
         ),

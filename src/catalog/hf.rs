@@ -176,7 +176,18 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         f.u64_opt(&["num_key_value_heads", "num_kv_heads"])?
             .unwrap_or(heads)
     };
-    let head_dim = f.u64_opt(&["head_dim"])?.unwrap_or(hidden / heads);
+    let head_dim = match f.u64_opt(&["head_dim"])? {
+        Some(d) => d,
+        None if hidden.is_multiple_of(heads) => hidden / heads,
+        None => {
+            return Err(FileError::new(
+                file,
+                format!(
+                    "hidden_size {hidden} is not a multiple of num_attention_heads {heads} and there is no head_dim"
+                ),
+            ));
+        }
+    };
     let intermediate = match f.u64_opt(&["intermediate_size", "ffn_hidden_size", "n_inner"])? {
         Some(i) if !falcon => i,
         _ if falcon || gpt2_style => f.u64_opt(&["ffn_hidden_size"])?.unwrap_or(4 * hidden),

@@ -162,6 +162,18 @@ impl ModelEntry {
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("model '{}': {name} must be positive", self.id));
         }
+        if self.head_dim.is_none() && !self.hidden.is_multiple_of(self.heads) {
+            return Err(format!(
+                "model '{}': hidden {} is not a multiple of heads {}; give head_dim",
+                self.id, self.hidden, self.heads
+            ));
+        }
+        if self.kv_heads > self.heads {
+            return Err(format!(
+                "model '{}': kv_heads {} exceeds heads {}",
+                self.id, self.kv_heads, self.heads
+            ));
+        }
         let head_dim = self.head_dim.unwrap_or(self.hidden / self.heads);
         if head_dim == 0 {
             return Err(format!("model '{}': head_dim must be positive", self.id));
