@@ -146,13 +146,8 @@ fn a_layer_split_adds_capacity_not_speed() {
     let layer = run(Split::Layer);
     assert!(tp.verdict.is_fit() && layer.verdict.is_fit());
     assert!(tp.decode_tokens_per_s.unwrap() > 1.8 * layer.decode_tokens_per_s.unwrap());
-    assert!(
-        tp.warning
-            .as_deref()
-            .unwrap()
-            .contains("tensor parallel over PCIe")
-    );
-    assert!(layer.warning.is_none());
+    assert!(tp.warning().unwrap().contains("tensor parallel over PCIe"));
+    assert!(layer.warning().is_none());
 }
 
 #[test]

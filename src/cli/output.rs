@@ -100,9 +100,9 @@ pub struct OptionJson<'a> {
     pub prefill_seconds: Option<f64>,
     /// `single`, `tensor`, `layer`, or `data` for training combos.
     pub split: &'static str,
-    pub link: &'a str,
+    pub link: String,
     pub link_seconds_per_token: Option<f64>,
-    pub warning: Option<&'a str>,
+    pub warning: Option<String>,
     pub kv_capacity_tokens: Option<u64>,
     pub max_concurrent_sequences: Option<u64>,
     pub max_context: Option<u64>,
@@ -117,7 +117,7 @@ pub struct OptionJson<'a> {
     pub train_hours: Option<f64>,
     pub train_cost_usd: Option<f64>,
     pub train_offer: Option<OfferJson<'a>>,
-    pub reason: Option<&'a str>,
+    pub reason: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -187,9 +187,9 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
             .and_then(|r| r.prefill_seconds)
             .map(|s| (s * 1e4).round() / 1e4),
         split: o.split.id(),
-        link: &o.link,
+        link: o.link.to_string(),
         link_seconds_per_token: o.roofline.map(|r| r.link_seconds_per_step),
-        warning: o.warning.as_deref(),
+        warning: o.warning(),
         kv_capacity_tokens: o.serving.map(|c| c.kv_capacity_tokens),
         max_concurrent_sequences: o.serving.map(|c| c.max_concurrent_sequences),
         max_context: o.serving.map(|c| c.max_context),
@@ -201,7 +201,7 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         train_hours: o.training.map(|t| round2(t.hours)),
         train_cost_usd: o.train_cost_usd.map(round2),
         train_offer: offer_json(g, o.train_offer),
-        reason: o.reason.as_deref(),
+        reason: o.reason.map(|r| r.text(g)),
     }
 }
 
@@ -413,11 +413,11 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         if o.count > 1 {
             let _ = write!(s, "  {} over {}", o.split.id(), o.link);
         }
-        if let Some(w) = &o.warning {
+        if let Some(w) = o.warning() {
             let _ = write!(s, "  ⚠ {w}");
         }
-        if let Some(r) = &o.reason {
-            let _ = write!(s, "  {r}");
+        if let Some(r) = o.reason {
+            let _ = write!(s, "  {}", r.text(&gpus[o.gpu]));
         }
         let _ = writeln!(s);
     }

@@ -81,7 +81,7 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
         Verdict::Tight => format!("verdict: TIGHT — {rule}"),
         Verdict::No => format!(
             "verdict: does not fit — {}",
-            option.reason.as_deref().unwrap_or("")
+            option.reason.map(|r| r.text(gpu)).unwrap_or_default()
         ),
     };
     lines.push(verdict);
@@ -163,7 +163,7 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
     if n > 1 {
         lines.push(format!("split: {} over {}", option.split.id(), option.link));
     }
-    if let Some(w) = &option.warning {
+    if let Some(w) = option.warning() {
         lines.push(format!("warning: {w}"));
     }
     if let Some(c) = option.serving {

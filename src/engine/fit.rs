@@ -7,7 +7,7 @@ use super::model::Model;
 use super::precision::WeightPrecision;
 use super::renting::{Training, training_time};
 use super::scenario::{Convention, Method, Scenario, Split, TightRule};
-use super::serving::{Capacity, DecodeWork, Roofline, capacity as capacity_of, link_description, roofline};
+use super::serving::{Capacity, DecodeWork, Link, Roofline, capacity as capacity_of, link_of, roofline};
 
 /// Card counts offered for every card: one card and seed 003's 2/4/8 combos.
 pub const COMBO_SIZES: [u32; 4] = [1, 2, 4, 8];
@@ -50,7 +50,7 @@ pub struct FitOption {
     pub count: u32,
     pub verdict: Verdict,
     /// Why a card that has the room is still ruled out (FP8, interconnect), or what is missing.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     pub capacity_bytes: f64,
     /// What the plan may use of the capacity (all of it, or a serving engine's share).
     pub usable_bytes: f64,
@@ -66,9 +66,9 @@ pub struct FitOption {
     pub decode_tokens_per_s: Option<f64>,
     pub split: OptionSplit,
     /// The card-to-card link the split uses.
-    pub link: String,
-    /// A split that works but pays for it (tensor parallel over PCIe).
-    pub warning: Option<String>,
+    pub link: Link,
+    /// Tensor parallel over PCIe: it works, but every layer pays over a slow link.
+    pub tp_over_pcie: bool,
     pub roofline: Option<Roofline>,
     /// KV budget in tokens and sequences (inference).
     pub serving: Option<Capacity>,
@@ -89,21 +89,55 @@ impl FitOption {
     pub fn is_combo(&self) -> bool {
         self.count > 1
     }
+
+    /// The warning a split earns, in words.
+    pub fn warning(&self) -> Option<String> {
+        self.tp_over_pcie.then(|| {
+            format!(
+                "tensor parallel over PCIe: two all-reduces per layer per token over {:.0} GB/s",
+                self.link.gbs
+            )
+        })
+    }
 }
 
 /// Why a card can never run this scenario, whatever its memory.
-pub fn unsupported_reason(gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<String> {
+pub fn unsupported_reason(gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<Reason> {
     if scenario.weights.needs_fp8_hardware() && !gpu.fp8 {
-        return Some(format!("no FP8 support on {}", gpu.name));
+        return Some(Reason::NoFp8);
     }
     if scenario.method == Method::Full && count > 1 && !gpu.link.is_node_wide() {
-        return Some(format!(
-            "multi-card full fine-tune needs NVLink/NVSwitch; {} has {}",
-            gpu.name,
-            gpu.link.label()
-        ));
+        return Some(Reason::NeedsFabric);
     }
     None
+}
+
+/// Why an option gets "no". A value, formatted only when shown (a plan judges hundreds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// FP8 weights on a card without FP8 tensor cores.
+    NoFp8,
+    /// Multi-card full fine-tune without a node-wide fabric.
+    NeedsFabric,
+    /// Not enough memory: about this many cards of the kind would hold it.
+    NeedsCards(u64),
+}
+
+impl Reason {
+    pub fn text(self, gpu: &Gpu) -> String {
+        match self {
+            Reason::NoFp8 => format!("no FP8 support on {}", gpu.name),
+            Reason::NeedsFabric => {
+                format!(
+                    "multi-card full fine-tune needs NVLink/NVSwitch; {} has {}",
+                    gpu.name,
+                    gpu.link.label()
+                )
+            }
+            Reason::NeedsCards(n) => format!("needs about {n} cards of this kind"),
+        }
+    }
 }
 
 /// Whether an option with `free` bytes left is tight under `rule`.
@@ -182,10 +216,7 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
     let (verdict, reason) = if let Some(r) = unsupported {
         (Verdict::No, Some(r))
     } else if free < 0.0 {
-        (
-            Verdict::No,
-            Some(format!("needs about {cards_needed} cards of this kind")),
-        )
+        (Verdict::No, Some(Reason::NeedsCards(cards_needed)))
     } else if is_tight(scenario.tight_rule, count, need.per_card * n, free) {
         (Verdict::Tight, None)
     } else {
@@ -198,14 +229,8 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
         (_, false, Split::Layer) => OptionSplit::Layer,
     };
     let network = (scenario.convention == Convention::Calibrated).then_some(scenario.network_gbps);
-    let link = link_description(gpu, count, network);
-    let warning =
-        (split == OptionSplit::Tensor && matches!(gpu.link, LinkKind::Pcie | LinkKind::None)).then(|| {
-            format!(
-                "tensor parallel over PCIe: two all-reduces per layer per token over {:.0} GB/s",
-                gpu.link_speed_gbs()
-            )
-        });
+    let link = link_of(gpu, count, network);
+    let tp_over_pcie = split == OptionSplit::Tensor && matches!(gpu.link, LinkKind::Pcie | LinkKind::None);
     let roof = ctx.work.map(|w| {
         roofline(
             gpu,
@@ -249,7 +274,7 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
         decode_tokens_per_s: roof.map(|r| r.per_stream),
         split,
         link,
-        warning,
+        tp_over_pcie,
         roofline: roof,
         serving,
         offer: term.map(|(_, i)| i),

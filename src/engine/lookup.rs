@@ -119,7 +119,7 @@ fn cheapest_cluster(plan: &Plan) -> Option<ClusterPick> {
     plan.options
         .iter()
         .filter(|o| o.count == 8 && o.free_bytes < 0.0)
-        .filter(|o| o.reason.as_deref().is_some_and(|r| r.starts_with("needs ")))
+        .filter(|o| matches!(o.reason, Some(super::fit::Reason::NeedsCards(_))))
         .filter_map(|o| {
             let price = o.price_usd_month?;
             let nodes_exact = need / o.capacity_bytes;

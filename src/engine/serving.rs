@@ -170,27 +170,52 @@ pub fn roofline(
     }
 }
 
-/// The link a combo uses, in words.
-pub fn link_description(gpu: &Gpu, count: u32, nodes_network_gbps: Option<f64>) -> String {
-    if count <= 1 {
-        return "none (one card)".into();
+/// The link a combo uses (formatted only when shown).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Link {
+    pub kind: LinkKind,
+    /// Card-to-card GB/s of the fabric or PCIe.
+    pub gbs: f64,
+    pub pcie_gen: Option<u8>,
+    pub cards: u32,
+    /// Between nodes of 8, for combos beyond one node.
+    pub network_gbps: Option<f64>,
+}
+
+pub fn link_of(gpu: &Gpu, count: u32, network_gbps: Option<f64>) -> Link {
+    Link {
+        kind: gpu.link,
+        gbs: gpu.link_speed_gbs(),
+        pcie_gen: gpu.pcie_gen,
+        cards: count,
+        network_gbps,
     }
-    let base = match gpu.link {
-        LinkKind::Pcie | LinkKind::None => {
-            format!(
-                "PCIe Gen{} peer-to-peer {:.0} GB/s",
-                gpu.pcie_gen.unwrap_or(4),
-                gpu.link_speed_gbs()
-            )
+}
+
+impl std::fmt::Display for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.cards <= 1 {
+            return f.write_str("none (one card)");
         }
-        other => format!("{} {:.0} GB/s", other.label(), gpu.link_speed_gbs()),
-    };
-    match nodes_network_gbps {
-        Some(net) if count > 8 => format!(
-            "{base} within nodes of 8; {net:.0} Gb/s network between {} nodes",
-            count.div_ceil(8)
-        ),
-        _ => base,
+        match self.kind {
+            LinkKind::Pcie | LinkKind::None => write!(
+                f,
+                "PCIe Gen{} peer-to-peer {:.0} GB/s",
+                self.pcie_gen.unwrap_or(4),
+                self.gbs
+            )?,
+            other => write!(f, "{} {:.0} GB/s", other.label(), self.gbs)?,
+        }
+        match self.network_gbps {
+            Some(net) if self.cards > 8 => {
+                write!(
+                    f,
+                    " within nodes of 8; {net:.0} Gb/s network between {} nodes",
+                    self.cards.div_ceil(8)
+                )
+            }
+            _ => Ok(()),
+        }
     }
 }
 

@@ -536,12 +536,8 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
                 }));
                 cells.push(Cell::from(
                     o.reason
-                        .clone()
-                        .or_else(|| {
-                            o.warning
-                                .as_ref()
-                                .map(|_| "⚠ TP over PCIe (e explains)".to_string())
-                        })
+                        .map(|r| r.text(g))
+                        .or_else(|| o.tp_over_pcie.then(|| "⚠ TP over PCIe (e explains)".to_string()))
                         .unwrap_or_default(),
                 ));
             }
