@@ -106,53 +106,41 @@ impl Knob {
                     Rank,
                 ]
             }
-            M::Full => vec![
-                Method,
-                Weights,
-                Context,
-                Batch,
-                Optimizer,
-                Precision,
-                Checkpointing,
-                FlashAttention,
-                FusedCe,
-                OptimizerInBackward,
-                Zero,
-                Offload,
-                Cards,
-                Convention,
-                Tight,
-                TrainTokens,
-                Epochs,
-                Utilization,
-                Hours,
-                Currency,
-                Rank,
-            ],
-            M::Lora | M::Qlora => vec![
-                Method,
-                Weights,
-                Context,
-                Batch,
-                LoraRank,
-                LoraTargets,
-                Optimizer,
-                Precision,
-                Checkpointing,
-                FlashAttention,
-                FusedCe,
-                Zero,
-                Offload,
-                Cards,
-                Convention,
-                Tight,
-                TrainTokens,
-                Epochs,
-                Utilization,
-                Hours,
-                Currency,
-                Rank,
-            ],
+            training => {
+                // One list for every training method, so a row added here reaches them all.
+                let adapter: &[Knob] = if training == M::Full {
+                    &[]
+                } else {
+                    &[LoraRank, LoraTargets]
+                };
+                let in_backward: &[Knob] = if training == M::Full {
+                    &[OptimizerInBackward]
+                } else {
+                    &[]
+                };
+                [
+                    &[Method, Weights, Context, Batch][..],
+                    adapter,
+                    &[Optimizer, Precision, Checkpointing, FlashAttention, FusedCe],
+                    in_backward,
+                ]
+                .concat()
+                .into_iter()
+                .chain([
+                    Zero,
+                    Offload,
+                    Cards,
+                    Convention,
+                    Tight,
+                    TrainTokens,
+                    Epochs,
+                    Utilization,
+                    Hours,
+                    Currency,
+                    Rank,
+                ])
+                .collect()
+            }
         }
     }
 
