@@ -723,7 +723,7 @@ pub fn markdown(rows: &[Row]) -> String {
     );
     let _ = writeln!(
         s,
-        "Memory cases: {} · median |error| calibrated **{:.1} %**, seed convention {:.1} % · calibrated within 15 %: {within15} of {}.\n",
+        "Memory cases: {} · median |error| calibrated **{:.1} %**, quick rules {:.1} % · calibrated within 15 %: {within15} of {}.\n",
         mem.len(),
         cal * 100.0,
         seed * 100.0,
@@ -731,7 +731,7 @@ pub fn markdown(rows: &[Row]) -> String {
     );
     let _ = writeln!(
         s,
-        "| case | conf. | compared | measured | calibrated | error | seed | seed error | accepted | note |"
+        "| case | conf. | compared | measured | calibrated | error | quick rules | quick error | accepted | note |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {

@@ -11,4 +11,5 @@ pub mod cli;
 pub mod engine;
 pub mod files;
 pub mod planfile;
+pub mod text;
 pub mod tui;

@@ -36,7 +36,8 @@ fn plan_json_has_the_contract_fields() {
     assert_eq!(v["model"]["params"], 70_000_000_000u64);
     assert_eq!(v["model"]["active_params"], 70_000_000_000u64);
     assert_eq!(v["model"]["kv_bytes_per_token"], 327_680);
-    assert_eq!(v["convention"], "seed");
+    // `seed` is the old name of the quick rules, still accepted.
+    assert_eq!(v["convention"], "quick");
     // 70e9 + 327,680 × 8,192 + 2e9
     assert_eq!(
         v["total_bytes"],
@@ -68,11 +69,27 @@ fn plan_json_has_the_contract_fields() {
     ] {
         assert!(first.get(key).is_some(), "missing {key}");
     }
-    // Fitting first, cheapest first: seed 003's pick, the H100 PCIe at $1,490.
-    assert_eq!(first["gpu"], "h100-pcie");
+    // Fitting first, cheapest first, single cards and combos together: `cheapest` is the
+    // first option and no fitting option has a lower monthly price.
+    let options = v["options"].as_array().unwrap();
+    let cheapest = &v["cheapest"];
+    assert_eq!(cheapest["gpu"], first["gpu"]);
+    assert_eq!(cheapest["count"], first["count"]);
     assert_eq!(first["verdict"], "fits");
-    assert_eq!(first["price_usd_month"], 1490.0);
-    assert_eq!(first["free_bytes"], 80_000_000_000i64 - 74_684_354_560);
+    let lowest = options
+        .iter()
+        .filter(|o| o["verdict"] != "no")
+        .filter_map(|o| o["price_usd_month"].as_f64())
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(cheapest["price_usd_month"].as_f64().unwrap(), lowest);
+    // The guide's own pick, the H100 PCIe at $1,490, fits with 80 − 74.68 GB left.
+    let h100 = options
+        .iter()
+        .find(|o| o["gpu"] == "h100-pcie" && o["count"] == 1)
+        .unwrap();
+    assert_eq!(h100["verdict"], "fits");
+    assert_eq!(h100["price_usd_month"], 1490.0);
+    assert_eq!(h100["free_bytes"], 80_000_000_000i64 - 74_684_354_560);
 }
 
 #[test]

@@ -202,7 +202,8 @@ fn cli_serving_flags_and_json_fields() {
     assert_eq!(v["scenario"]["gpu_util"], 0.95);
     assert_eq!(
         o["usable_bytes"].as_f64().unwrap(),
-        2.0 * 0.95 * 85_899_345_920.0_f64.round()
+        // What CUDA can allocate on an H100 SXM: 81,082 MiB (PyTorch's total_memory).
+        (2.0 * 0.95 * 81_082.0 * 1_048_576.0_f64).round()
     );
     // Time to first token for 8 × 2,048 prompt tokens on one card's compute (layer split).
     let prefill = 2.0 * 70_553_706_496.0 * 2048.0 * 8.0 / 1979e12;

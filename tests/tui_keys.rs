@@ -128,7 +128,15 @@ fn filter_narrows_the_models_and_picks_the_first() {
     assert!(app.filter.is_empty(), "Esc clears a kept filter");
     assert!(!app.quit);
     press(&mut app, KeyCode::Esc);
-    assert!(app.quit, "Esc with nothing open quits");
+    assert!(!app.quit, "Esc never quits");
+    // While typing, the first Esc stops and clears at once, as the hint says.
+    press(&mut app, KeyCode::Char('/'));
+    press(&mut app, KeyCode::Char('q'));
+    assert_eq!(app.filter, "q");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.filtering && app.filter.is_empty() && !app.quit);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit, "q quits");
 }
 
 #[test]

@@ -37,7 +37,7 @@ fn the_tight_state_says_tight_with_the_seed_figure() {
     let s = screen("tight-80x24");
     assert!(s.contains("! tight"), "{s}");
     assert!(s.contains("Memory vs GeForce RTX 4090"), "{s}");
-    // Seed 003's rules on the same 70B FP8 plan: tight with 4.76 GB left on 80 GB.
+    // The quick rules on the same 70B FP8 plan: tight with 4.76 GB left on 80 GB.
     let s = screen("seed-rules-80x24");
     assert!(
         s.contains("75.24 / 80.00 GB per card · 4.76 free · ! tight"),
@@ -49,9 +49,9 @@ fn the_tight_state_says_tight_with_the_seed_figure() {
 fn the_overflow_state_shows_how_much_is_missing() {
     let s = screen("overflow-80x24");
     // Calibrated: 72.66 GB of weights (16-bit embeddings) + KV + activations + overhead
-    // against 90 % of 80 GiB.
-    assert!(s.contains("78.05 / 77.31 GB per card · 0.74 short · ✗ no"), "{s}");
-    assert!(s.contains("over by 0.74 GB"), "{s}");
+    // against 90 % of what CUDA can allocate on an H100 PCIe (81,008 MiB).
+    assert!(s.contains("78.05 / 76.45 GB per card · 1.61 short · ✗ no"), "{s}");
+    assert!(s.contains("over by 1.61 GB"), "{s}");
 }
 
 #[test]
@@ -61,14 +61,21 @@ fn explain_shows_formulas_with_numbers() {
         s.contains("68,451,041,280 quantized params × 8.000 bits (FP8)"),
         "{s}"
     );
-    assert!(s.contains("seed rules: 70.55 GB"), "{s}");
+    assert!(s.contains("quick rules: 70.55 GB"), "{s}");
     assert!(!s.contains("-0.00"), "{s}");
     let s = screen("explain-card-160x48");
-    assert!(s.contains("usable: 77.31 GB (90 % for the serving engine"), "{s}");
-    assert!(s.contains("capacity: 1 × 85.90 GB reported by the driver"), "{s}");
+    assert!(s.contains("usable: 76.45 GB (90 % for the serving engine"), "{s}");
+    assert!(
+        s.contains("capacity: 1 × 84.94 GB (what CUDA can allocate)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("memory: marketed \"80 GB\", nvidia-smi reports 81,559 MiB; CUDA can allocate 84.94 GB"),
+        "{s}"
+    );
     let s = screen("explain-rules-160x48");
     assert!(s.contains("adapter = "), "{s}");
-    assert!(s.contains("seed rules:"), "{s}");
+    assert!(s.contains("quick rules:"), "{s}");
 }
 
 #[test]

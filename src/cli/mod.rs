@@ -72,7 +72,11 @@ impl From<crate::catalog::FileError> for CliError {
 
 /// Parse a [`Choice`] enum from its id, listing the valid ids in help and errors.
 pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
-    PossibleValuesParser::new(T::ALL.iter().map(|v| v.id()))
+    let shown = T::ALL.iter().map(|v| clap::builder::PossibleValue::new(v.id()));
+    let aliases = T::ALIASES
+        .iter()
+        .map(|(a, _)| clap::builder::PossibleValue::new(*a).hide(true));
+    PossibleValuesParser::new(shown.chain(aliases))
         .try_map(|s: String| T::from_id(&s).ok_or_else(|| format!("unknown value '{s}'")))
 }
 
@@ -109,7 +113,8 @@ pub struct Cli {
 pub enum Command {
     /// One scenario: the memory breakdown and the verdict for every card and combo.
     Plan(Box<PlanArgs>),
-    /// Seed 003's lookup table (model size × method → cheapest fitting card), from the engine.
+    /// The GPU Rent Hub guide's lookup table (model size × method → cheapest card, a single
+    /// card first as the guide picks), computed by the quick rules.
     Table {
         #[arg(long)]
         json: bool,
@@ -156,7 +161,8 @@ pub struct PlanArgs {
     /// Only this card (and its combos).
     #[arg(long, value_name = "ID")]
     pub gpu: Option<String>,
-    /// calibrated: what a real run allocates; seed: seed 003's stated arithmetic.
+    /// calibrated: what a real run allocates; quick: the GPU Rent Hub guide's quick rules
+    /// (weights + KV + 2 GB; full fine-tune 16 B/param × 1.15). `seed` is the old name.
     #[arg(long, value_parser = choice::<Convention>(), default_value = "calibrated")]
     pub convention: Convention,
     /// LoRA/QLoRA adapter rank.
@@ -215,7 +221,7 @@ pub struct PlanArgs {
     /// Share of peak dense compute the training run sustains (MFU).
     #[arg(long, default_value_t = 0.4)]
     pub utilization: f64,
-    /// Yuan per US dollar for CNY prices (seed 000 uses 7.2).
+    /// Yuan per US dollar for CNY prices (7.2, as the Chinese rental price lists convert).
     #[arg(long, default_value_t = 7.2)]
     pub usd_cny: f64,
     /// Show prices in this currency (USD or CNY).
@@ -224,12 +230,12 @@ pub struct PlanArgs {
     /// Only this provider's offers.
     #[arg(long)]
     pub provider: Option<String>,
-    /// Order fitting options by monthly price, rental cost for --hours, or cost to finish
-    /// the fine-tune (--train-tokens).
+    /// Order fitting options (single cards and combos together) by monthly price, rental cost
+    /// for --hours, cost to finish the fine-tune (--train-tokens), or fewest cards then price.
     #[arg(long, value_parser = choice::<SortBy>(), default_value = "price")]
     pub sort: SortBy,
-    /// Call a fit "tight" below this free fraction of the requirement (seed 004: 0.3-0.5)
-    /// instead of seed 003's 5 GB / 2 GB per card.
+    /// Call a fit "tight" below this free fraction of the requirement (a 30–50 % safety
+    /// margin: 0.3–0.5) instead of under 5 GB left (2 GB per card on a combo).
     #[arg(long, value_name = "FRACTION")]
     pub margin: Option<f64>,
     /// Single cards only, no 2/4/8-card combos.
@@ -341,6 +347,27 @@ fn resolve_gpu(catalog: &Catalog, wanted: &str) -> Result<usize, CliError> {
     })
 }
 
+/// A provider the catalog has offers from (full or short name, any case); else the list.
+pub fn check_provider(catalog: &Catalog, wanted: &str) -> Result<(), CliError> {
+    let offers = catalog.gpus.iter().flat_map(|g| &g.offers);
+    if offers
+        .clone()
+        .any(|o| crate::engine::gpu::provider_matches(&o.provider, wanted))
+    {
+        return Ok(());
+    }
+    let mut known: Vec<&str> = offers
+        .map(|o| crate::engine::gpu::provider_short_name(&o.provider))
+        .collect();
+    known.sort_unstable_by_key(|k| k.to_lowercase());
+    known.dedup();
+    Err(CliError(format!(
+        "unknown provider '{}'. Providers with offers: {}.",
+        crate::text::clean_prefix(wanted, 60),
+        known.join(", ")
+    )))
+}
+
 /// Run a subcommand, writing its output to `out`.
 pub fn run(
     cli: &Cli,
@@ -355,6 +382,9 @@ pub fn run(
     };
     match command {
         Command::Plan(args) => {
+            if let Some(p) = &args.provider {
+                check_provider(&catalog, p)?;
+            }
             let model = resolve_model(&catalog, &args.model)?;
             let scenario = args.scenario()?;
             for w in &model.warnings {

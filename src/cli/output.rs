@@ -89,7 +89,9 @@ pub struct OptionJson<'a> {
     pub usable_bytes: u64,
     /// Bytes each card of the option holds.
     pub per_card_bytes: u64,
-    pub cards_needed: u64,
+    /// The smallest count of this card that holds the plan; null when none up to the
+    /// largest combo does.
+    pub cards_needed: Option<u32>,
     pub price_usd_month: Option<f64>,
     /// Decode ceiling per stream (tokens/s): an upper bound, not a benchmark.
     pub decode_tokens_per_s: Option<f64>,
@@ -158,7 +160,17 @@ pub struct PlanJson<'a> {
     pub segments: &'a [Segment],
     pub decode_bytes_per_token: Option<u64>,
     pub notes: &'a [String],
+    /// The first fitting option under the chosen rank (`--sort`); null when nothing fits.
+    pub cheapest: Option<CheapestJson<'a>>,
     pub options: Vec<OptionJson<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct CheapestJson<'a> {
+    pub gpu: &'a str,
+    pub count: u32,
+    pub price_usd_month: Option<f64>,
+    pub rent_cost_usd: Option<f64>,
 }
 
 fn round2(v: f64) -> f64 {
@@ -233,6 +245,12 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
         notes: &plan.breakdown.notes,
         segments: &plan.breakdown.segments,
         decode_bytes_per_token: plan.breakdown.decode_bytes_per_token.map(|b| b.round() as u64),
+        cheapest: plan.best().map(|o| CheapestJson {
+            gpu: &gpus[o.gpu].id,
+            count: o.count,
+            price_usd_month: o.price_usd_month.map(round2),
+            rent_cost_usd: o.rent_cost_usd.map(round2),
+        }),
         options: plan.options.iter().map(|o| option_json(gpus, o)).collect(),
     }
 }
@@ -268,7 +286,11 @@ pub fn price_text(gpu: &Gpu, o: &FitOption) -> String {
 
 /// The monthly price in the display currency, or why there is none.
 pub fn price_text_in(gpu: &Gpu, o: &FitOption, rates: &crate::engine::gpu::Rates, currency: &str) -> String {
+    let spot = o
+        .offer
+        .is_some_and(|i| gpu.offers[i].kind == crate::engine::gpu::OfferKind::Spot);
     match o.price_usd_month {
+        Some(p) if spot => format!("{} spot", money(p, rates, currency)),
         Some(p) => money(p, rates, currency),
         None => match gpu.offers.iter().map(|x| x.min_cards).min() {
             Some(2) => "pairs only".into(),
@@ -373,14 +395,17 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         );
     }
     let _ = writeln!(s);
-    // Unless --all: per card only the smallest count that fits (a single card is preferred).
-    let mut shown_cards = std::collections::HashSet::new();
-    let mut hidden = 0;
-    for o in &plan.options {
-        if !all && (!o.verdict.is_fit() || !shown_cards.insert(o.gpu)) {
-            hidden += 1;
-            continue;
-        }
+    // Unless --all: per card only the smallest count that fits.
+    let rows: Vec<usize> = if all {
+        (0..plan.options.len()).collect()
+    } else {
+        crate::engine::fit::one_row_per_card(&plan.options)
+            .into_iter()
+            .filter(|&i| plan.options[i].verdict.is_fit())
+            .collect()
+    };
+    let hidden = plan.options.len() - rows.len();
+    for o in rows.iter().map(|&i| &plan.options[i]) {
         let price = price_text_in(&gpus[o.gpu], o, &rent.rates, cur);
         let _ = write!(
             s,
@@ -509,8 +534,10 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, CliError> {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Cheapest card or combo that holds each plan (seed 003 section 05 rules: 8,192 tokens for inference,\n\
-         2,048 for training, batch 1; single card first; \"tight\" = under 5 GB left, 2 GB per card on combos)\n"
+        "The GPU Rent Hub guide's lookup table, computed by its quick rules and picked its way: the\n\
+         cheapest single card that holds the plan, a combo only when no single card does (the planner\n\
+         itself ranks single cards and combos together). 8,192 tokens for inference, 2,048 for training,\n\
+         batch 1; \"tight\" = under 5 GB left, 2 GB per card on combos.\n"
     );
     for (m, row) in models.iter().zip(&table) {
         let _ = writeln!(s, "{}", m.name);
@@ -599,11 +626,15 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
             .collect();
         return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
     }
-    let mut s = String::new();
+    let mut s = String::from(
+        "GB: marketed capacity (the quick rules plan against it); SMI MiB: what nvidia-smi, rocm-smi\n\
+         or hl-smi reports; usable: GB the runtime (CUDA, ROCm, Metal) can allocate, the calibrated\n\
+         rules' capacity. `vramfit gpus --json` gives each card's source.\n\n",
+    );
     let _ = writeln!(
         s,
-        "{:<16} {:<26} {:>6} {:>8} {:>7} {:>7} {:<16} {:>9}",
-        "id", "name", "GB", "GB/s", "BF16 TF", "FP8 TF", "link", "$/month"
+        "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {:<16} {:>9}",
+        "id", "name", "GB", "SMI MiB", "usable", "GB/s", "BF16 TF", "FP8 TF", "link", "$/month"
     );
     for g in &catalog.gpus {
         let tf = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.0}"));
@@ -617,10 +648,13 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<16} {:<26} {:>6} {:>8} {:>7} {:>7} {:<16} {:>9}",
+            "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {:<16} {:>9}",
             g.id,
             g.name,
             g.memory_gb,
+            g.memory_smi_mib.map_or("-".into(), |m| group_thousands(m as i64)),
+            g.memory_visible_bytes
+                .map_or("-".into(), |b| format!("{:.2}", b / 1e9)),
             g.bandwidth_gbs,
             tf(g.bf16_tflops),
             if g.fp8 { tf(g.fp8_tflops) } else { "no".into() },

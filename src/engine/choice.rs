@@ -9,11 +9,20 @@ pub trait Choice: Copy + PartialEq + 'static {
     /// Human label for tables and the TUI.
     fn label(self) -> &'static str;
 
+    /// Old ids still accepted (files and scripts written before a rename).
+    const ALIASES: &'static [(&'static str, Self)] = &[];
+
     fn from_id(id: &str) -> Option<Self> {
         Self::ALL
             .iter()
             .copied()
             .find(|v| v.id().eq_ignore_ascii_case(id))
+            .or_else(|| {
+                Self::ALIASES
+                    .iter()
+                    .find(|(alias, _)| alias.eq_ignore_ascii_case(id))
+                    .map(|(_, v)| *v)
+            })
     }
 
     fn position(self) -> usize {

@@ -17,15 +17,27 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             if n > 1 { format!("{n}× ") } else { String::new() },
             gpu.name
         ),
-        match (scenario.convention, gpu.memory_reported_bytes) {
-            (super::scenario::Convention::Calibrated, Some(real)) => format!(
-                "capacity: {n} × {} reported by the driver (marketed \"{} GB\") = {}",
-                format_gb(real),
-                gpu.memory_gb,
+        format!(
+            "memory: marketed \"{} GB\"{}; {} can allocate {}",
+            gpu.memory_gb,
+            gpu.memory_smi_mib.map_or(String::new(), |mib| format!(
+                ", {} reports {} MiB",
+                gpu.stack.smi_tool(),
+                super::units::group_thousands(mib as i64)
+            )),
+            gpu.stack.runtime(),
+            gpu.memory_visible_bytes
+                .map_or("(not known: the label is used)".to_string(), format_gb),
+        ),
+        match scenario.convention {
+            super::scenario::Convention::Calibrated => format!(
+                "capacity: {n} × {} (what {} can allocate) = {}",
+                format_gb(gpu.memory_real_bytes()),
+                gpu.stack.runtime(),
                 format_gb(option.capacity_bytes)
             ),
-            _ => format!(
-                "capacity: {n} × {} GB (marketed, 1 GB = 10⁹ B) = {}",
+            super::scenario::Convention::Seed => format!(
+                "capacity: {n} × {} GB (marketed, 1 GB = 10⁹ B, as the quick rules count) = {}",
                 gpu.memory_gb,
                 format_gb(option.capacity_bytes)
             ),
@@ -65,16 +77,15 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             }
         ),
     ];
+    if let Some(src) = gpu.memory_source.as_deref() {
+        lines.insert(2, format!("memory source: {src}"));
+    }
     let rule = match scenario.tight_rule {
-        TightRule::Seed if n == 1 => format!("tight below {} left (seed 003)", format_gb(TIGHT_SINGLE_BYTES)),
-        TightRule::Seed => format!(
-            "tight below {} left per card (seed 003)",
-            format_gb(TIGHT_PER_CARD_BYTES)
-        ),
-        TightRule::Margin(f) => format!(
-            "tight below {:.0} % of the requirement left (seed 004)",
-            f * 100.0
-        ),
+        TightRule::Seed if n == 1 => {
+            format!("tight below {} left on one card", format_gb(TIGHT_SINGLE_BYTES))
+        }
+        TightRule::Seed => format!("tight below {} left per card", format_gb(TIGHT_PER_CARD_BYTES)),
+        TightRule::Margin(f) => format!("tight below a {:.0} % margin over the requirement", f * 100.0),
     };
     let verdict = match option.verdict {
         Verdict::Fits => format!("verdict: fits — {rule}"),
@@ -232,23 +243,23 @@ pub fn convention_difference(kind: super::memory::SegmentKind) -> &'static str {
     use super::memory::SegmentKind::*;
     match kind {
         Weights => {
-            "calibrated: real bits per weight with scales, embeddings and lm_head kept 16-bit; seed: fixed bytes per parameter"
+            "calibrated: real bits per weight with scales, embeddings and lm_head kept 16-bit; quick rules: fixed bytes per parameter"
         }
         KvCache => "the same formula in both (calibrated also splits it over tensor-parallel cards)",
         Activations => {
-            "calibrated: per-layer saved tensors for this architecture, checkpointing and flash as set, the fp32 logits spike; seed: +15 % of the states (full) or textbook terms (LoRA)"
+            "calibrated: per-layer saved tensors for this architecture, checkpointing and flash as set, the fp32 logits spike; quick rules: +15 % of the states (full) or textbook terms (LoRA)"
         }
         Gradients => {
-            "calibrated: by training precision, ZeRO-2/3 sharding, optimizer-in-backward; seed: 2 B per trainable parameter"
+            "calibrated: by training precision, ZeRO-2/3 sharding, optimizer-in-backward; quick rules: 2 B per trainable parameter"
         }
         Optimizer => {
-            "calibrated: the chosen optimizer and precision, sharded or offloaded; seed: AdamW, fp32 moments + master"
+            "calibrated: the chosen optimizer and precision, sharded or offloaded; quick rules: AdamW, fp32 moments + master"
         }
         Adapter => {
-            "calibrated: r × (d_in + d_out) for each targeted linear; seed: 0.5 % of the parameters at rank 16"
+            "calibrated: r × (d_in + d_out) for each targeted linear; quick rules: 0.5 % of the parameters at rank 16"
         }
         Overhead => {
-            "calibrated: CUDA context, allocator slack, dequantization and ZeRO-3 buffers, and the serving engine's share; seed: a flat 2 GB (none for full fine-tune)"
+            "calibrated: CUDA context, allocator slack, dequantization and ZeRO-3 buffers, and the serving engine's share; quick rules: a flat 2 GB (none for full fine-tune)"
         }
     }
 }

@@ -59,8 +59,10 @@ pub struct FitOption {
     /// Usable memory minus requirement over all cards of the option (negative: the shortfall).
     pub free_bytes: f64,
     pub free_bytes_per_card: f64,
-    /// Cards of this kind the requirement needs by capacity alone.
-    pub cards_needed: u64,
+    /// The smallest count of this card that holds the plan, every per-card cost counted
+    /// (its own share of sharded state, copied KV heads, per-card overheads); `None` when no
+    /// count up to the largest combo does, or the card cannot run the plan at all.
+    pub cards_needed: Option<u32>,
     pub price_usd_month: Option<f64>,
     /// Decode ceiling of one stream, tokens/s (the roofline's per-stream figure).
     pub decode_tokens_per_s: Option<f64>,
@@ -120,8 +122,10 @@ pub enum Reason {
     NoFp8,
     /// Multi-card full fine-tune without a node-wide fabric.
     NeedsFabric,
-    /// Not enough memory: about this many cards of the kind would hold it.
-    NeedsCards(u64),
+    /// Not enough memory: this many cards of the kind would hold it.
+    NeedsCards(u32),
+    /// Not enough memory, and no count up to this many cards holds it.
+    NoCountFits(u32),
 }
 
 impl Reason {
@@ -135,7 +139,18 @@ impl Reason {
                     gpu.link.label()
                 )
             }
-            Reason::NeedsCards(n) => format!("needs about {n} cards of this kind"),
+            Reason::NeedsCards(n) => format!("needs {n} cards of this kind"),
+            Reason::NoCountFits(n) => format!("too big for {n} cards of this kind"),
+        }
+    }
+
+    /// A few words, for a narrow table column.
+    pub fn short_text(self) -> String {
+        match self {
+            Reason::NoFp8 => "no FP8".into(),
+            Reason::NeedsFabric => "needs NVLink".into(),
+            Reason::NeedsCards(n) => format!("needs {n} cards"),
+            Reason::NoCountFits(n) => format!("too big for {n}"),
         }
     }
 }
@@ -171,8 +186,8 @@ pub struct Need {
 pub struct Context<'a> {
     pub model: &'a Model,
     pub scenario: &'a Scenario,
-    /// The plan's requirement on one card (for "how many cards it would need").
-    pub single_card_need: f64,
+    /// The largest card count considered (for "no count up to N holds it").
+    pub largest_count: u32,
     /// Decode work per step; `None` for training.
     pub work: Option<DecodeWork>,
     pub model_max_context: u64,
@@ -200,23 +215,55 @@ impl OptionSplit {
     }
 }
 
-/// Judge `count` × `gpu` for a plan that needs `need` on each card.
-pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Need) -> FitOption {
-    let scenario = ctx.scenario;
-    let n = f64::from(count);
-    let capacity = match scenario.convention {
+/// The bytes one card offers under the scenario's rules: the marketed label for the quick
+/// rules, what the runtime can allocate (CUDA-visible) for the calibrated ones.
+pub fn card_capacity(gpu: &Gpu, scenario: &Scenario) -> f64 {
+    match scenario.convention {
         Convention::Seed => gpu.memory_bytes(),
         Convention::Calibrated => gpu.memory_real_bytes(),
-    };
+    }
+}
+
+/// Whether `count` × `gpu` holds a plan needing `need_per_card` on each card (tight counts).
+pub fn holds(gpu: &Gpu, count: u32, scenario: &Scenario, need_per_card: f64) -> bool {
+    unsupported_reason(gpu, count, scenario).is_none()
+        && card_capacity(gpu, scenario) * usable_fraction(scenario) - need_per_card >= 0.0
+}
+
+/// The smallest count among `needs` (card count → need per card) that holds the plan.
+pub fn smallest_holding_count(gpu: &Gpu, scenario: &Scenario, needs: &[(u32, Need)]) -> Option<u32> {
+    needs
+        .iter()
+        .filter(|(n, need)| holds(gpu, *n, scenario, need.per_card))
+        .map(|(n, _)| *n)
+        .min()
+}
+
+/// Judge `count` × `gpu` for a plan that needs `need` on each card; `cards_needed` is the
+/// smallest count of this card that holds the plan (see [`smallest_holding_count`]).
+pub fn evaluate(
+    gpu_index: usize,
+    gpu: &Gpu,
+    count: u32,
+    ctx: &Context,
+    need: Need,
+    cards_needed: Option<u32>,
+) -> FitOption {
+    let scenario = ctx.scenario;
+    let n = f64::from(count);
+    let capacity = card_capacity(gpu, scenario);
     let usable = capacity * usable_fraction(scenario);
     let free_per_card = usable - need.per_card;
     let free = free_per_card * n;
-    let cards_needed = (ctx.single_card_need / usable).ceil().max(1.0) as u64;
     let unsupported = unsupported_reason(gpu, count, scenario);
     let (verdict, reason) = if let Some(r) = unsupported {
         (Verdict::No, Some(r))
     } else if free < 0.0 {
-        (Verdict::No, Some(Reason::NeedsCards(cards_needed)))
+        let r = match cards_needed {
+            Some(k) => Reason::NeedsCards(k),
+            None => Reason::NoCountFits(ctx.largest_count),
+        };
+        (Verdict::No, Some(r))
     } else if is_tight(scenario.tight_rule, count, need.per_card * n, free) {
         (Verdict::Tight, None)
     } else {
@@ -230,7 +277,7 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
     };
     let network = (scenario.convention == Convention::Calibrated).then_some(scenario.network_gbps);
     let link = link_of(gpu, count, network);
-    let tp_over_pcie = split == OptionSplit::Tensor && matches!(gpu.link, LinkKind::Pcie | LinkKind::None);
+    let tp_over_pcie = split == OptionSplit::Tensor && matches!(link.kind, LinkKind::Pcie | LinkKind::None);
     let roof = ctx.work.map(|w| {
         roofline(
             gpu,
@@ -254,11 +301,17 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
         )
     });
     let rent = &scenario.rent;
-    let month = gpu.cheapest_offer(count, HOURS_PER_MONTH, &rent.rates, &rent.filter, false);
-    let term = gpu.cheapest_offer(count, rent.hours, &rent.rates, &rent.filter, false);
+    // A card offered only as spot (RunPod, Vast.ai) is priced by its spot offer, which the
+    // offer's kind marks; otherwise spot prices stay apart.
+    let offer = |hours: f64| {
+        gpu.cheapest_offer(count, hours, &rent.rates, &rent.filter, false)
+            .or_else(|| gpu.cheapest_offer(count, hours, &rent.rates, &rent.filter, true))
+    };
+    let month = offer(HOURS_PER_MONTH);
+    let term = offer(rent.hours);
     let spot = gpu.cheapest_offer(count, rent.hours, &rent.rates, &rent.filter, true);
     let training = training_time(ctx.model, scenario, gpu, count);
-    let train = training.and_then(|t| gpu.cheapest_offer(count, t.hours, &rent.rates, &rent.filter, false));
+    let train = training.and_then(|t| offer(t.hours));
     FitOption {
         gpu: gpu_index,
         count,
@@ -287,49 +340,45 @@ pub fn evaluate(gpu_index: usize, gpu: &Gpu, count: u32, ctx: &Context, need: Ne
     }
 }
 
-/// Every card in every count of `sizes`, sorted (see [`sort_options`]).
-pub fn options(gpus: &[Gpu], ctx: &Context, sizes: &[u32], need: &dyn Fn(u32) -> Need) -> Vec<FitOption> {
-    let needs: Vec<(u32, Need)> = sizes.iter().map(|&n| (n, need(n))).collect();
-    let mut out: Vec<FitOption> = gpus
-        .iter()
-        .enumerate()
-        .flat_map(|(i, g)| needs.iter().map(move |&(n, need)| (i, g, n, need)))
-        .map(|(i, g, n, need)| evaluate(i, g, n, ctx, need))
-        .collect();
-    sort_options(&mut out);
-    out
-}
-
-fn group(o: &FitOption) -> u8 {
-    match (o.verdict.is_fit(), o.price_usd_month.is_some(), o.is_combo()) {
-        (true, true, false) => 0,
-        (true, true, true) => 1,
-        (true, false, false) => 2,
-        (true, false, true) => 3,
-        (false, _, _) => 4,
+/// Every card in every count of `sizes`, ranked by price (see [`rank_options`]). `needs`
+/// holds the need per card for every count considered (a superset of `sizes`), from which
+/// each card's `cards_needed` is found.
+pub fn options(gpus: &[Gpu], ctx: &Context, sizes: &[u32], needs: &[(u32, Need)]) -> Vec<FitOption> {
+    let judged: Vec<(u32, Need)> = needs.iter().filter(|(n, _)| sizes.contains(n)).copied().collect();
+    let mut out: Vec<FitOption> = Vec::with_capacity(gpus.len() * judged.len());
+    for (i, g) in gpus.iter().enumerate() {
+        let cards_needed = smallest_holding_count(g, ctx.scenario, needs);
+        for &(n, need) in &judged {
+            out.push(evaluate(i, g, n, ctx, need, cards_needed));
+        }
     }
+    rank_options(&mut out, SortBy::Price);
+    out
 }
 
 /// What the fitting options are ranked by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SortBy {
-    /// Monthly price (seed 003's order: a single card first when one fits).
+    /// Monthly price, single cards and combos together.
     Price,
     /// Cost of the rental term.
     Rent,
     /// Cost to finish the fine-tune.
     Finish,
+    /// The fewest cards, then the monthly price.
+    Cards,
 }
 
 impl crate::engine::Choice for SortBy {
-    const ALL: &'static [Self] = &[SortBy::Price, SortBy::Rent, SortBy::Finish];
+    const ALL: &'static [Self] = &[SortBy::Price, SortBy::Rent, SortBy::Finish, SortBy::Cards];
 
     fn id(self) -> &'static str {
         match self {
             SortBy::Price => "price",
             SortBy::Rent => "rent",
             SortBy::Finish => "finish",
+            SortBy::Cards => "cards",
         }
     }
 
@@ -338,44 +387,57 @@ impl crate::engine::Choice for SortBy {
             SortBy::Price => "price per month",
             SortBy::Rent => "cost of the rental term",
             SortBy::Finish => "cost to finish",
+            SortBy::Cards => "fewest cards, then price",
         }
     }
 }
 
-/// Re-rank: fitting options by `by` (cheapest first, unknown last), then the rest as before.
-pub fn rank_options(options: &mut [FitOption], by: SortBy) {
-    let key = |o: &FitOption| match by {
-        SortBy::Price => None,
+/// What an option is ranked by under `by`: lower is better, `None` (no price) last.
+pub fn rank_key(o: &FitOption, by: SortBy) -> Option<f64> {
+    match by {
+        SortBy::Price => o.price_usd_month,
         SortBy::Rent => o.rent_cost_usd,
         SortBy::Finish => o.train_cost_usd,
-    };
-    if by == SortBy::Price {
-        return;
+        SortBy::Cards => Some(f64::from(o.count)),
     }
-    options.sort_by(|a, b| {
-        (!a.verdict.is_fit())
-            .cmp(&!b.verdict.is_fit())
-            .then_with(|| match (key(a), key(b)) {
-                (Some(x), Some(y)) => x.total_cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            })
-    });
 }
 
-pub fn sort_options(options: &mut [FitOption]) {
+/// How far an option that does not fit is from fitting: need over what a card may use
+/// (1.0 = just fits); options the card can never run last.
+fn shortfall(o: &FitOption) -> f64 {
+    match o.reason {
+        Some(Reason::NoFp8 | Reason::NeedsFabric) => f64::INFINITY,
+        _ => o.per_card_bytes / (o.usable_bytes / f64::from(o.count)).max(1.0),
+    }
+}
+
+fn known_first(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+}
+
+/// Rank: fitting options first, single cards and combos together, by `by` (known before
+/// unknown; ties by monthly price, then more room, then fewer cards); then the options that
+/// do not fit, the closest first. "Cheapest" is the first fitting option.
+pub fn rank_options(options: &mut [FitOption], by: SortBy) {
     options.sort_by(|a, b| {
-        group(a)
-            .cmp(&group(b))
-            .then_with(|| match (a.price_usd_month, b.price_usd_month) {
-                (Some(x), Some(y)) => x.total_cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            })
-            .then_with(|| b.free_bytes.total_cmp(&a.free_bytes))
-            .then_with(|| a.count.cmp(&b.count))
+        (!a.verdict.is_fit()).cmp(&!b.verdict.is_fit()).then_with(|| {
+            if a.verdict.is_fit() {
+                known_first(rank_key(a, by), rank_key(b, by))
+                    .then_with(|| known_first(a.price_usd_month, b.price_usd_month))
+                    .then_with(|| b.free_bytes_per_card.total_cmp(&a.free_bytes_per_card))
+                    .then_with(|| a.count.cmp(&b.count))
+            } else {
+                shortfall(a)
+                    .total_cmp(&shortfall(b))
+                    .then_with(|| a.count.cmp(&b.count))
+                    .then_with(|| known_first(a.price_usd_month, b.price_usd_month))
+            }
+        })
     });
 }
 
@@ -391,28 +453,43 @@ pub fn largest_comfortable_need(rule: TightRule, count: u32, capacity: f64) -> f
 }
 
 /// Indices into `options` (kept in their order) with one row per card: the smallest count
-/// that fits, or for a card that fits in no count, its single-card row.
+/// that fits, or for a card that fits in no count, the count that comes closest.
 pub fn one_row_per_card(options: &[FitOption]) -> Vec<usize> {
-    let mut seen = std::collections::HashSet::new();
-    let mut rows: Vec<usize> = Vec::new();
+    let mut best: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     for (i, o) in options.iter().enumerate() {
-        if o.verdict.is_fit() && seen.insert(o.gpu) {
-            rows.push(i);
-        }
+        best.entry(o.gpu)
+            .and_modify(|j| {
+                let held = &options[*j];
+                let better = match (o.verdict.is_fit(), held.verdict.is_fit()) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    (true, true) => o.count < held.count,
+                    (false, false) => shortfall(o) < shortfall(held),
+                };
+                if better {
+                    *j = i;
+                }
+            })
+            .or_insert(i);
     }
-    for (i, o) in options.iter().enumerate() {
-        if o.count == 1 && !seen.contains(&o.gpu) {
-            rows.push(i);
-        }
-    }
+    let mut rows: Vec<usize> = best.into_values().collect();
+    rows.sort_unstable();
     rows
 }
 
-/// The pick of seed 003 section 05: the first priced option that fits.
-pub fn cheapest_fit(options: &[FitOption]) -> Option<&FitOption> {
+/// The first option that fits in ranked order: the cheapest under the rank.
+pub fn first_fit(options: &[FitOption]) -> Option<&FitOption> {
+    options.iter().find(|o| o.verdict.is_fit())
+}
+
+/// When nothing fits: the option that comes closest (ranked options list it first among
+/// those a card could run).
+pub fn closest(options: &[FitOption]) -> Option<&FitOption> {
     options
         .iter()
-        .find(|o| o.verdict.is_fit() && o.price_usd_month.is_some())
+        .filter(|o| !matches!(o.reason, Some(Reason::NoFp8 | Reason::NeedsFabric)))
+        .min_by(|a, b| shortfall(a).total_cmp(&shortfall(b)))
+        .or_else(|| options.first())
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ impl LinkKind {
     pub fn label(self) -> &'static str {
         match self {
             Self::Nvswitch => "NVLink/NVSwitch",
-            Self::Bridge => "bridge (2-4 cards)",
+            Self::Bridge => "bridge",
             Self::InfinityFabric => "Infinity Fabric",
             Self::Ethernet => "RoCE Ethernet",
             Self::Pcie => "PCIe",
@@ -61,6 +61,28 @@ pub enum Stack {
     Synapse,
 }
 
+impl Stack {
+    /// The tool that reports the card's memory total.
+    pub fn smi_tool(self) -> &'static str {
+        match self {
+            Stack::Cuda => "nvidia-smi",
+            Stack::Rocm => "rocm-smi",
+            Stack::Metal => "Metal",
+            Stack::Synapse => "hl-smi",
+        }
+    }
+
+    /// The runtime a process allocates through.
+    pub fn runtime(self) -> &'static str {
+        match self {
+            Stack::Cuda => "CUDA",
+            Stack::Rocm => "ROCm",
+            Stack::Metal => "Metal",
+            Stack::Synapse => "SynapseAI",
+        }
+    }
+}
+
 /// One accelerator model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,10 +93,17 @@ pub struct Gpu {
     pub architecture: String,
     /// Capacity as marketed, decimal GB.
     pub memory_gb: f64,
-    /// Bytes the driver reports, where a source gives them (NVIDIA's "80GB" parts expose
-    /// about 80 GiB). The calibrated convention plans against this; seed 003 against the label.
+    /// The total the vendor's SMI tool reports (nvidia-smi, rocm-smi, hl-smi), MiB.
     #[serde(default)]
-    pub memory_reported_bytes: Option<f64>,
+    pub memory_smi_mib: Option<u64>,
+    /// Bytes the runtime (CUDA, ROCm, Metal) lets a process allocate: the SMI total less
+    /// the driver's reserve. The calibrated rules plan against this; the quick rules
+    /// against the marketed label. (`memory_reported_bytes` is the old name.)
+    #[serde(default, alias = "memory_reported_bytes")]
+    pub memory_visible_bytes: Option<f64>,
+    /// Where the two figures above come from.
+    #[serde(default)]
+    pub memory_source: Option<String>,
     pub memory_type: String,
     pub bandwidth_gbs: f64,
     /// Dense BF16 (or FP16) tensor TFLOPS without sparsity, FP32 accumulate.
@@ -109,13 +138,45 @@ impl Gpu {
         self.memory_gb * 1e9
     }
 
-    /// The capacity a real run sees: the reported bytes, else the marketed label.
+    /// The capacity a real run sees: what the runtime can allocate, else the marketed label.
     pub fn memory_real_bytes(&self) -> f64 {
-        self.memory_reported_bytes.unwrap_or_else(|| self.memory_bytes())
+        self.memory_visible_bytes.unwrap_or_else(|| self.memory_bytes())
+    }
+
+    /// The SMI total in bytes, where known.
+    pub fn memory_smi_bytes(&self) -> Option<f64> {
+        self.memory_smi_mib.map(|m| m as f64 * 1_048_576.0)
     }
 
     pub fn bandwidth_bytes_per_s(&self) -> f64 {
         self.bandwidth_gbs * 1e9
+    }
+
+    /// How many cards one bridge joins: NVIDIA's NVLink bridges pair two cards, AMD's
+    /// Infinity Fabric bridges join four.
+    pub fn bridge_reach(&self) -> u32 {
+        if self.vendor.eq_ignore_ascii_case("AMD") {
+            4
+        } else {
+            2
+        }
+    }
+
+    /// The link `count` cards talk over: beyond a bridge's reach the slowest hop between
+    /// bridged groups is PCIe, which then sets the pace.
+    pub fn link_kind_for(&self, count: u32) -> LinkKind {
+        match self.link {
+            LinkKind::Bridge if count > self.bridge_reach() => LinkKind::Pcie,
+            other => other,
+        }
+    }
+
+    /// Card-to-card speed in GB/s for `count` cards (see [`Gpu::link_kind_for`]).
+    pub fn link_speed_for(&self, count: u32) -> f64 {
+        match self.link_kind_for(count) {
+            LinkKind::Pcie if self.link != LinkKind::Pcie => pcie_p2p_gbs(self.pcie_gen),
+            _ => self.link_speed_gbs(),
+        }
     }
 
     /// Card-to-card link speed in GB/s: the fabric's, else PCIe peer-to-peer
@@ -308,6 +369,16 @@ impl Rates {
     }
 }
 
+/// A provider's short name: "Lanyun" for "Lanyun (蓝耘)".
+pub fn provider_short_name(full: &str) -> &str {
+    full.split(" (").next().unwrap_or(full).trim()
+}
+
+/// Whether an offer's provider is the one the user named: its full or short name, any case.
+pub fn provider_matches(full: &str, wanted: &str) -> bool {
+    full.eq_ignore_ascii_case(wanted) || provider_short_name(full).eq_ignore_ascii_case(wanted.trim())
+}
+
 /// Which offers a plan may use.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct OfferFilter {
@@ -332,7 +403,12 @@ impl Gpu {
                 .enumerate()
                 .filter(|(_, o)| (o.kind == OfferKind::Spot) == spot)
                 .filter(|(_, o)| (o.kind == OfferKind::Estimate) == estimates)
-                .filter(|(_, o)| filter.provider.as_deref().is_none_or(|p| o.provider == p))
+                .filter(|(_, o)| {
+                    filter
+                        .provider
+                        .as_deref()
+                        .is_none_or(|p| provider_matches(&o.provider, p))
+                })
                 .filter_map(|(i, o)| {
                     rates
                         .to_usd(o.term_cost(count, hours)?, &o.currency)

@@ -1,7 +1,7 @@
 //! Seed 003 section 05: model size × method → the cheapest card or combo that holds it.
 
 use super::choice::Choice;
-use super::fit::{FitOption, cheapest_fit};
+use super::fit::FitOption;
 use super::gpu::Gpu;
 use super::model::Model;
 use super::plan::{Plan, plan};
@@ -99,7 +99,7 @@ impl LookupCell {
 pub fn lookup_cell(model: &Model, gpus: &[Gpu], column: LookupColumn) -> LookupCell {
     let scenario = column.scenario();
     let plan = plan(model, gpus, &scenario, true);
-    let pick = cheapest_fit(&plan.options).cloned();
+    let pick = single_card_first(&plan.options).cloned();
     let cluster = match pick {
         Some(_) => None,
         None => cheapest_cluster(&plan),
@@ -112,6 +112,21 @@ pub fn lookup_cell(model: &Model, gpus: &[Gpu], column: LookupColumn) -> LookupC
     }
 }
 
+/// The GPU Rent Hub guide's own pick for its lookup table: the cheapest priced single card
+/// that fits, and only when none does, the cheapest priced combo. (The planner ranks single
+/// cards and combos together; this rule belongs to the guide's table alone.)
+pub fn single_card_first(options: &[FitOption]) -> Option<&FitOption> {
+    let cheapest = |combo: bool| {
+        options
+            .iter()
+            .filter(|o| o.verdict.is_fit() && o.is_combo() == combo)
+            .filter_map(|o| o.price_usd_month.map(|p| (p, o)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, o)| o)
+    };
+    cheapest(false).or_else(|| cheapest(true))
+}
+
 /// Nodes of eight cards: among the eight-card options ruled out only by memory, the one
 /// whose whole number of nodes costs least.
 fn cheapest_cluster(plan: &Plan) -> Option<ClusterPick> {
@@ -119,7 +134,12 @@ fn cheapest_cluster(plan: &Plan) -> Option<ClusterPick> {
     plan.options
         .iter()
         .filter(|o| o.count == 8 && o.free_bytes < 0.0)
-        .filter(|o| matches!(o.reason, Some(super::fit::Reason::NeedsCards(_))))
+        .filter(|o| {
+            matches!(
+                o.reason,
+                Some(super::fit::Reason::NeedsCards(_) | super::fit::Reason::NoCountFits(_))
+            )
+        })
         .filter_map(|o| {
             let price = o.price_usd_month?;
             let nodes_exact = need / o.capacity_bytes;

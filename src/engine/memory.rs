@@ -262,7 +262,7 @@ pub mod seed {
             decode_kv_bytes_per_sequence: 0.0,
             host_bytes: 0.0,
             notes: vec![
-                "seed 003 fixes AdamW in mixed precision, gradient checkpointing, attention-only adapters and one process".into(),
+                "the quick rules fix AdamW in mixed precision, gradient checkpointing, attention-only adapters and one process".into(),
             ],
         }
     }
@@ -293,7 +293,7 @@ pub mod seed {
         Segment::new(
             SegmentKind::Overhead,
             RUNTIME_OVERHEAD_BYTES,
-            "CUDA context, framework and allocator: 2 GB per process (seed 003)".into(),
+            "CUDA context, framework and allocator: 2 GB per process (quick rules)".into(),
         )
     }
 
@@ -304,7 +304,7 @@ pub mod seed {
         let bpp = sc.weights.seed_bytes_per_param();
         let bytes = active_params as f64 * bpp;
         let formula = format!(
-            "{} active params × {bpp} B = {} read per token (seed 003: weights only)",
+            "{} active params × {bpp} B = {} read per token (quick rules: weights only)",
             group_thousands(active_params as i64),
             format_gb(bytes)
         );

@@ -15,8 +15,13 @@ pub struct Plan {
     pub params: ParamCount,
     /// KV bytes per token at full attention in the scenario's cache format.
     pub kv_bytes_per_token: f64,
+    /// The breakdown on `scenario.cards` cards (per card).
     pub breakdown: Breakdown,
-    /// Sorted: fitting single cards, fitting combos, the rest; cheapest first in each.
+    /// What ONE card holds for every card count considered: the calibrated breakdown
+    /// re-planned for the count (sharded state, split weights, copied KV heads), or under
+    /// the quick rules an equal share of the whole.
+    pub per_count: Vec<(u32, Breakdown)>,
+    /// Ranked: fitting options first (single cards and combos together), cheapest first.
     pub options: Vec<FitOption>,
 }
 
@@ -25,10 +30,84 @@ impl Plan {
         self.breakdown.total()
     }
 
-    /// The recommendation: the first fitting priced option, else the first fitting one.
-    pub fn best(&self) -> Option<&FitOption> {
-        fit::cheapest_fit(&self.options).or_else(|| self.options.iter().find(|o| o.verdict.is_fit()))
+    /// What one card of a `count`-card option holds, segment by segment.
+    pub fn breakdown_for(&self, count: u32) -> &Breakdown {
+        self.per_count
+            .iter()
+            .find(|(n, _)| *n == count)
+            .map_or(&self.breakdown, |(_, b)| b)
     }
+
+    /// The recommendation: the first fitting option in ranked order.
+    pub fn best(&self) -> Option<&FitOption> {
+        fit::first_fit(&self.options)
+    }
+
+    /// What the memory view draws against when nothing is pinned: the recommendation, or
+    /// when nothing fits the option that comes closest.
+    pub fn target(&self) -> Option<&FitOption> {
+        self.best().or_else(|| fit::closest(&self.options))
+    }
+}
+
+/// An equal share of `whole` on each of `count` cards (the quick rules add the cards'
+/// memory up).
+pub fn equal_share(whole: &Breakdown, count: u32) -> Breakdown {
+    let n = f64::from(count);
+    let mut share = whole.clone();
+    for s in &mut share.segments {
+        s.bytes /= n;
+        s.formula = format!(
+            "({}) ÷ {count} cards = {}",
+            s.formula,
+            super::units::format_gb(s.bytes)
+        );
+        for p in &mut s.parts {
+            p.bytes /= n;
+        }
+    }
+    share.notes.push(format!(
+        "quick rules: each of the {count} cards holds an equal share"
+    ));
+    share
+}
+
+/// What one of `count` cards holds, given `whole`, the scenario's own breakdown.
+fn per_card_breakdown(model: &Model, scenario: &Scenario, whole: &Breakdown, count: u32) -> Breakdown {
+    match scenario.convention {
+        // The quick rules add the cards' memory up: each holds an equal share.
+        Convention::Seed if count == 1 => whole.clone(),
+        Convention::Seed => equal_share(whole, count),
+        // Calibrated: the breakdown itself changes with the card count.
+        Convention::Calibrated if count == scenario.cards => whole.clone(),
+        Convention::Calibrated => memory::breakdown(
+            model,
+            &Scenario {
+                cards: count,
+                ..scenario.clone()
+            },
+        ),
+    }
+}
+
+/// What one of `count` cards holds under `scenario` (for views that compare conventions).
+pub fn breakdown_on(model: &Model, scenario: &Scenario, count: u32) -> Breakdown {
+    let whole = memory::breakdown(model, scenario);
+    per_card_breakdown(model, scenario, &whole, count)
+}
+
+/// The card counts a plan considers: one card and 2/4/8-card combos, and for calibrated
+/// training also 16/32/64 cards in nodes of eight; plus the scenario's own count.
+pub fn candidate_counts(scenario: &Scenario) -> Vec<u32> {
+    let mut sizes: Vec<u32> = fit::COMBO_SIZES.to_vec();
+    if scenario.convention == Convention::Calibrated && scenario.method.is_training() {
+        sizes.extend(fit::MULTI_NODE_SIZES);
+    }
+    if !sizes.contains(&scenario.cards) {
+        sizes.push(scenario.cards);
+        sizes.sort_unstable();
+    }
+    sizes
 }
 
 /// A context beyond what the checkpoint is configured for: planned anyway (RoPE scaling can
@@ -45,57 +124,42 @@ pub fn context_warning(model: &Model, scenario: &Scenario) -> Option<String> {
 }
 
 /// Plan `scenario` for `model` on every card of `gpus`: alone and in 2/4/8-card combos when
-/// `include_combos`, or only in `scenario.cards` when that is more than one. The scenario
-/// must have passed [`Scenario::validate`].
+/// `include_combos` (and 16/32/64 cards for calibrated training), or only in
+/// `scenario.cards` when that is more than one. The scenario must have passed
+/// [`Scenario::validate`].
 pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bool) -> Plan {
-    let mut breakdown = memory::breakdown(model, scenario);
+    let mut whole = memory::breakdown(model, scenario);
     if let Some(w) = context_warning(model, scenario) {
-        breakdown.notes.insert(0, w);
+        whole.notes.insert(0, w);
     }
-    let calibrated = scenario.convention == Convention::Calibrated;
-    let sizes: Vec<u32> = if scenario.cards > 1 {
+    let counts = candidate_counts(scenario);
+    let judged: Vec<u32> = if scenario.cards > 1 {
         vec![scenario.cards]
-    } else if !include_combos {
-        vec![1]
-    } else if calibrated && scenario.method.is_training() {
-        // Training shards over nodes of 8 joined by a network (ZeRO-3 for the largest models).
-        fit::COMBO_SIZES
-            .iter()
-            .copied()
-            .chain(fit::MULTI_NODE_SIZES.iter().copied())
-            .collect()
+    } else if include_combos {
+        counts.clone()
     } else {
-        fit::COMBO_SIZES.to_vec()
+        vec![1]
     };
-    let total = breakdown.total();
-    let kv = breakdown.get(SegmentKind::KvCache);
-    let need = |n: u32| -> Need {
-        match scenario.convention {
-            // Seed 003 adds the cards' memory up: each holds an equal share.
-            Convention::Seed => Need {
-                per_card: total / f64::from(n),
-                kv_per_card: kv / f64::from(n),
-            },
-            // Calibrated: the breakdown itself changes with the card count (sharding, splits).
-            Convention::Calibrated if n == scenario.cards => Need {
-                per_card: total,
-                kv_per_card: kv,
-            },
-            Convention::Calibrated => {
-                let b = memory::breakdown(
-                    model,
-                    &Scenario {
-                        cards: n,
-                        ..scenario.clone()
-                    },
-                );
+    let per_count: Vec<(u32, Breakdown)> = counts
+        .iter()
+        .map(|&n| (n, per_card_breakdown(model, scenario, &whole, n)))
+        .collect();
+    let needs: Vec<(u32, Need)> = per_count
+        .iter()
+        .map(|(n, b)| {
+            (
+                *n,
                 Need {
                     per_card: b.total(),
                     kv_per_card: b.get(SegmentKind::KvCache),
-                }
-            }
-        }
-    };
+                },
+            )
+        })
+        .collect();
+    let breakdown = per_count
+        .iter()
+        .find(|(n, _)| *n == scenario.cards)
+        .map_or(whole, |(_, b)| b.clone());
     let a = &model.arch;
     let work = breakdown.decode_bytes_per_token.map(|read| DecodeWork {
         weights_bytes: read - breakdown.decode_kv_bytes_per_sequence,
@@ -107,15 +171,16 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
     let ctx = Context {
         model,
         scenario,
-        single_card_need: need(1).per_card,
+        largest_count: counts.iter().copied().max().unwrap_or(1),
         work,
         model_max_context: model.max_context,
     };
-    let options = fit::options(gpus, &ctx, &sizes, &need);
+    let options = fit::options(gpus, &ctx, &judged, &needs);
     Plan {
         params: model.params(),
         kv_bytes_per_token: model.kv_bytes_per_token(scenario.kv.bytes_per_element()),
         breakdown,
+        per_count,
         options,
     }
 }

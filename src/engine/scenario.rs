@@ -59,25 +59,26 @@ pub enum Convention {
     /// What a real run allocates: exact parameters, real bits per weight, per-layer
     /// activations, the logits spike, optimizer choices, sharding, named overheads.
     Calibrated,
-    /// Exactly the arithmetic seed 003 states (decimal GB, fixed bytes per parameter,
-    /// +2 GB overhead, full fine-tune 16 B/param ×1.15).
+    /// The GPU Rent Hub guide's quick rules, exactly as it states them (decimal GB, fixed
+    /// bytes per parameter, +2 GB overhead, full fine-tune 16 B/param ×1.15).
     Seed,
 }
 
 impl Choice for Convention {
     const ALL: &'static [Self] = &[Self::Calibrated, Self::Seed];
+    const ALIASES: &'static [(&'static str, Self)] = &[("seed", Self::Seed)];
 
     fn id(self) -> &'static str {
         match self {
             Self::Calibrated => "calibrated",
-            Self::Seed => "seed",
+            Self::Seed => "quick",
         }
     }
 
     fn label(self) -> &'static str {
         match self {
             Self::Calibrated => "Calibrated",
-            Self::Seed => "Seed 003",
+            Self::Seed => "Quick rules",
         }
     }
 }
@@ -299,9 +300,10 @@ impl Choice for Offload {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "rule", content = "fraction")]
 pub enum TightRule {
-    /// Seed 003: under 5 GB left on a single card, under 2 GB per card on a combo.
+    /// Under 5 GB left on a single card, under 2 GB per card on a combo (the GPU Rent Hub
+    /// guide's rule).
     Seed,
-    /// Seed 004: keep this fraction of the requirement free on top of it (0.3–0.5).
+    /// A safety margin: keep this fraction of the requirement free on top of it (0.3–0.5).
     Margin(f64),
 }
 

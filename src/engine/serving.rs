@@ -149,7 +149,7 @@ pub fn roofline(
     let read = work.weights_bytes + b * work.kv_bytes_per_sequence;
     let t_mem = read / bandwidth;
     let t_compute = flops.map_or(0.0, |f| 2.0 * work.active_params * b / f);
-    let link = gpu.link_speed_gbs() * 1e9;
+    let link = gpu.link_speed_for(count) * 1e9;
     let link_bytes = match (count > 1, split) {
         (false, _) => 0.0,
         (true, Split::Tensor) => tensor_parallel_link_bytes(work, b, n),
@@ -180,12 +180,16 @@ pub struct Link {
     pub cards: u32,
     /// Between nodes of 8, for combos beyond one node.
     pub network_gbps: Option<f64>,
+    /// Cards joined by bridges in groups of this many, PCIe between the groups.
+    pub bridged_groups_of: Option<u32>,
 }
 
 pub fn link_of(gpu: &Gpu, count: u32, network_gbps: Option<f64>) -> Link {
+    let kind = gpu.link_kind_for(count);
     Link {
-        kind: gpu.link,
-        gbs: gpu.link_speed_gbs(),
+        kind,
+        bridged_groups_of: (kind != gpu.link).then(|| gpu.bridge_reach()),
+        gbs: gpu.link_speed_for(count),
         pcie_gen: gpu.pcie_gen,
         cards: count,
         network_gbps,
@@ -204,7 +208,11 @@ impl std::fmt::Display for Link {
                 self.pcie_gen.unwrap_or(4),
                 self.gbs
             )?,
+            LinkKind::Bridge => write!(f, "bridge {:.0} GB/s ({} cards)", self.gbs, self.cards)?,
             other => write!(f, "{} {:.0} GB/s", other.label(), self.gbs)?,
+        }
+        if let Some(group) = self.bridged_groups_of {
+            write!(f, " between bridged groups of {group}")?;
         }
         match self.network_gbps {
             Some(net) if self.cards > 8 => {

@@ -177,18 +177,22 @@ impl Knob {
         }
     }
 
-    /// Knobs the seed convention fixes (shown, but they change nothing there).
+    /// Knobs the quick rules fix (shown, but they change nothing there): the quick rules
+    /// assume AdamW in mixed precision, checkpointing, attention-only adapters, one process,
+    /// and the whole card.
     pub fn calibrated_only(self) -> bool {
-        !matches!(
+        matches!(
             self,
-            Knob::Method
-                | Knob::Weights
-                | Knob::Kv
-                | Knob::Context
-                | Knob::Batch
-                | Knob::LoraRank
-                | Knob::Convention
-                | Knob::Tight
+            Knob::LoraTargets
+                | Knob::Optimizer
+                | Knob::Precision
+                | Knob::Checkpointing
+                | Knob::FlashAttention
+                | Knob::FusedCe
+                | Knob::OptimizerInBackward
+                | Knob::Zero
+                | Knob::Offload
+                | Knob::GpuUtil
         )
     }
 }
@@ -388,19 +392,27 @@ impl App {
             && !rows.contains(&i)
         {
             rows.push(i);
+            // In ranked order, as the options themselves are.
             rows.sort_unstable();
-            // Fitting rows first, as the options themselves are sorted.
-            rows.sort_by_key(|&r| !self.plan.options[r].verdict.is_fit());
         }
         rows
     }
 
-    /// The option the memory bar is drawn against.
+    /// The option the memory bar is drawn against: the pinned one, else the cheapest fit
+    /// under the rank, else (nothing fits) the one that comes closest.
     pub fn target(&self) -> Option<&FitOption> {
         self.pinned
             .and_then(|(g, n)| self.find_option(g, n))
-            .or_else(|| self.plan.best())
-            .or_else(|| self.plan.options.first())
+            .or_else(|| self.plan.target())
+    }
+
+    /// What one card of the target holds, segment by segment (the plan's own breakdown
+    /// when there is no target).
+    pub fn target_breakdown(&self) -> &crate::engine::Breakdown {
+        match self.target() {
+            Some(o) => self.plan.breakdown_for(o.count),
+            None => &self.plan.breakdown,
+        }
     }
 
     pub fn find_option(&self, gpu: usize, count: u32) -> Option<&FitOption> {
@@ -438,8 +450,7 @@ impl App {
     fn recompute(&mut self) {
         self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
         crate::engine::fit::rank_options(&mut self.plan.options, self.sort_by);
-        self.other =
-            crate::engine::memory::breakdown(self.current_model(), &other_convention(&self.scenario));
+        self.refresh_other();
         let k = self.knobs().len();
         if self.knob >= k {
             self.knob = k - 1;
@@ -448,6 +459,13 @@ impl App {
         if self.segment >= n {
             self.segment = n.saturating_sub(1);
         }
+    }
+
+    /// The other convention's breakdown on one card of the target, for the explain view.
+    fn refresh_other(&mut self) {
+        let count = self.target().map_or(1, |o| o.count);
+        self.other =
+            crate::engine::plan::breakdown_on(self.current_model(), &other_convention(&self.scenario), count);
     }
 
     /// Apply one action. Returns whether anything visible changed (no change, no redraw).
@@ -463,10 +481,17 @@ impl App {
         self.sort_by = sort;
         self.set_scenario(scenario);
         if let Some(g) = card.and_then(|c| self.catalog.gpu_index(c)) {
-            let n = count.unwrap_or(1);
-            self.pinned = Some((g, n));
-            self.card_cursor = Some((g, n));
+            self.pin(Some((g, count.unwrap_or(1))));
         }
+    }
+
+    /// Pin the bar to a card and count (the cursor goes there too), or unpin with `None`.
+    pub fn pin(&mut self, option: Option<(usize, u32)>) {
+        self.pinned = option;
+        if option.is_some() {
+            self.card_cursor = option;
+        }
+        self.refresh_other();
     }
 
     /// The current scenario as a plan file.
@@ -590,9 +615,12 @@ impl App {
         }
         match action {
             Action::Quit => self.quit = true,
-            Action::Back if self.filtering => self.filtering = false,
-            Action::Back if !self.filter.is_empty() => self.filter.clear(),
-            Action::Back => self.quit = true,
+            // Esc never quits: it stops and clears a filter (q and Ctrl-C quit).
+            Action::Back if self.filtering || !self.filter.is_empty() => {
+                self.filtering = false;
+                self.filter.clear();
+            }
+            Action::Back => {}
             Action::NextPane => self.focus = self.focus.next(),
             Action::PrevPane => self.focus = self.focus.prev(),
             Action::Focus(p) => self.focus = p,
@@ -677,7 +705,9 @@ impl App {
                     let rows = self.visible_cards();
                     if let Some(&i) = rows.get(self.card_cursor_row()) {
                         let o = &self.plan.options[i];
-                        self.pinned = Some((o.gpu, o.count));
+                        let here = (o.gpu, o.count);
+                        // Enter on the pinned card unpins it: the bar follows the cheapest again.
+                        self.pin((self.pinned != Some(here)).then_some(here));
                     }
                 }
                 Pane::Models => self.focus = Pane::Workload,
@@ -899,7 +929,11 @@ impl App {
             Knob::Offload => sc.offload.label().into(),
             Knob::Cards => {
                 if sc.cards == 1 {
-                    "1 (combos: 2, 4, 8)".into()
+                    let most = crate::engine::plan::candidate_counts(sc)
+                        .last()
+                        .copied()
+                        .unwrap_or(8);
+                    format!("1 (combos of 2–{most} listed)")
                 } else {
                     format!("{} per plan", sc.cards)
                 }
@@ -910,6 +944,9 @@ impl App {
             Knob::Convention => sc.convention.label().into(),
             Knob::Tight => tight_rule_label(sc.tight_rule),
             Knob::Hours => hours_label(sc.rent.hours),
+            Knob::Currency if sc.rent.display_currency == "CNY" => {
+                format!("CNY ({} CNY per USD)", sc.rent.rates.usd_cny)
+            }
             Knob::Currency => sc.rent.display_currency.clone(),
             Knob::Rank => self.sort_by.label().into(),
             Knob::TrainTokens => match sc.rent.train_tokens {

@@ -20,8 +20,8 @@ pub struct Binding {
     pub action: Action,
     pub help: &'static str,
     pub scope: Scope,
-    /// Shown in the status bar hint line.
-    pub hint: Option<&'static str>,
+    /// Shown in the status bar hint line: the keys as written there, and the word.
+    pub hint: Option<(&'static str, &'static str)>,
 }
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
@@ -35,13 +35,13 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Quit,
         help: "quit",
         scope: Scope::Everywhere,
-        hint: Some("quit"),
+        hint: Some(("q", "quit")),
     },
     Binding {
         keys: &[(KeyCode::Esc, NONE)],
         label: "Esc",
         action: Action::Back,
-        help: "close the overlay or filter; quit when nothing is open",
+        help: "close the overlay, or stop and clear the filter (never quits)",
         scope: Scope::Everywhere,
         hint: None,
     },
@@ -51,7 +51,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::NextPane,
         help: "next pane (models, workload, memory bar, cards)",
         scope: Scope::Everywhere,
-        hint: Some("pane"),
+        hint: Some(("Tab", "pane")),
     },
     Binding {
         keys: &[(KeyCode::BackTab, SHIFT), (KeyCode::BackTab, NONE)],
@@ -63,11 +63,11 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[(KeyCode::Up, NONE), (KeyCode::Char('k'), NONE)],
-        label: "↑↓ jk",
+        label: "↑  k",
         action: Action::Up,
         help: "move up (model, knob, card)",
         scope: Scope::Everywhere,
-        hint: Some("move"),
+        hint: Some(("↑↓", "move")),
     },
     Binding {
         keys: &[(KeyCode::Down, NONE), (KeyCode::Char('j'), NONE)],
@@ -79,11 +79,11 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[(KeyCode::Left, NONE), (KeyCode::Char('h'), NONE)],
-        label: "←→ hl",
+        label: "←  h",
         action: Action::Left,
         help: "decrease the focused knob / previous bar segment",
         scope: Scope::Everywhere,
-        hint: Some("change"),
+        hint: Some(("←→", "change")),
     },
     Binding {
         keys: &[(KeyCode::Right, NONE), (KeyCode::Char('l'), NONE)],
@@ -133,7 +133,7 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[(KeyCode::Enter, NONE)],
         label: "Enter",
         action: Action::Select,
-        help: "cards: draw the bar against this card or combo",
+        help: "cards: pin the bar to this card; again to unpin",
         scope: Scope::Everywhere,
         hint: None,
     },
@@ -143,7 +143,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::StartFilter,
         help: "filter models by name, family or size",
         scope: Scope::Everywhere,
-        hint: Some("filter"),
+        hint: Some(("/", "filter")),
     },
     Binding {
         keys: &[(KeyCode::Char('m'), NONE)],
@@ -205,9 +205,9 @@ pub const BINDINGS: &[Binding] = &[
         keys: &[(KeyCode::Char('r'), NONE)],
         label: "r",
         action: Action::ToggleConvention,
-        help: "switch rules: calibrated / seed 003 (explain compares them)",
+        help: "switch rules: calibrated / quick rules (explain compares them)",
         scope: Scope::Everywhere,
-        hint: Some("rules"),
+        hint: Some(("r", "rules")),
     },
     Binding {
         keys: &[(KeyCode::Char(']'), NONE)],
@@ -255,7 +255,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Explain,
         help: "explain the focused segment or card: formula with your numbers",
         scope: Scope::Everywhere,
-        hint: Some("explain"),
+        hint: Some(("e", "explain")),
     },
     Binding {
         keys: &[(KeyCode::Char('?'), SHIFT), (KeyCode::Char('?'), NONE)],
@@ -263,7 +263,7 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::Help,
         help: "this help",
         scope: Scope::Everywhere,
-        hint: Some("help"),
+        hint: Some(("?", "help")),
     },
     Binding {
         keys: &[(KeyCode::Enter, NONE), (KeyCode::Tab, NONE)],
@@ -308,23 +308,7 @@ pub fn action_for(key: &KeyEvent, filtering: bool) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// The status bar's hint: "Tab pane  ↓ move  → change …".
+/// The status bar's hint: "Tab pane  ↑↓ move  ←→ change …".
 pub fn hints() -> Vec<(&'static str, &'static str)> {
-    BINDINGS
-        .iter()
-        .filter_map(|b| {
-            b.hint.map(|h| {
-                (
-                    b.label
-                        .split("  ")
-                        .next()
-                        .unwrap_or(b.label)
-                        .split(' ')
-                        .next()
-                        .unwrap_or(b.label),
-                    h,
-                )
-            })
-        })
-        .collect()
+    BINDINGS.iter().filter_map(|b| b.hint).collect()
 }

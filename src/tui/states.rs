@@ -23,8 +23,7 @@ pub struct State {
 
 fn pin(app: &mut App, gpu: &str, count: u32) {
     if let Some(g) = app.catalog.gpu_index(gpu) {
-        app.pinned = Some((g, count));
-        app.card_cursor = Some((g, count));
+        app.pin(Some((g, count)));
     }
 }
 
@@ -292,7 +291,7 @@ pub const STATES: &[State] = &[
     },
     State {
         name: "seed-rules-80x24",
-        about: "the same tight plan under seed 003's rules (r switches)",
+        about: "the same tight plan under the quick rules (r switches)",
         width: 80,
         height: 24,
         theme: "default",
@@ -304,7 +303,7 @@ pub const STATES: &[State] = &[
     },
     State {
         name: "explain-rules-160x48",
-        about: "explain a QLoRA plan: calibrated vs seed 003, segment by segment",
+        about: "explain a QLoRA plan: calibrated vs the quick rules, segment by segment",
         width: 160,
         height: 48,
         theme: "default",
@@ -415,6 +414,62 @@ pub const STATES: &[State] = &[
             a.update(Action::PinA);
             a.update(Action::CycleMethod);
             a.update(Action::Compare);
+        },
+    },
+    State {
+        name: "combos-405b-80x24",
+        about: "Llama 3.1 405B BF16: the cheapest fit is a combo; the bar shows one card of it",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-405b");
+        },
+    },
+    State {
+        name: "combos-405b-160x48",
+        about: "the 405B combo plan on a large terminal: bar, breakdown and table per card",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-405b");
+        },
+    },
+    State {
+        name: "nothing-fits-80x24",
+        about: "405B at 128k × 64 sequences: nothing in the catalog holds it; the closest is drawn",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.select_model("llama-3.1-405b");
+            let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+            sc.context = 131_072;
+            sc.batch = 64;
+            a.set_scenario(sc);
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "pinned-80x24",
+        about: "70B BF16 pinned to 2× H100 SXM (Enter on it again follows the cheapest)",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            pin(a, "h100-sxm", 2);
+            a.focus = Pane::Cards;
+        },
+    },
+    State {
+        name: "qlora-70b-80x24",
+        about: "Llama 3.1 70B QLoRA: single cards and combos ranked together by price",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
         },
     },
     State {

@@ -15,7 +15,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use crate::engine::fit::largest_comfortable_need;
 use crate::engine::units::to_gb;
-use crate::engine::{FitOption, Plan, SegmentKind, TightRule, Verdict};
+use crate::engine::{Breakdown, FitOption, SegmentKind, TightRule, Verdict};
 use crate::tui::theme::Theme;
 
 /// Split `width` cells among `values` in proportion, largest remainder first, so the
@@ -46,7 +46,8 @@ pub fn segment_widths(values: &[f64], width: u16) -> Vec<u16> {
 }
 
 pub struct MemoryBar<'a> {
-    pub plan: &'a Plan,
+    /// What ONE card of the target holds (the plan's breakdown for the target's count).
+    pub breakdown: &'a Breakdown,
     pub target: Option<&'a FitOption>,
     pub tight_rule: TightRule,
     pub theme: &'a Theme,
@@ -61,13 +62,12 @@ impl Widget for MemoryBar<'_> {
         }
         let t = self.theme;
         let segs: Vec<(SegmentKind, f64)> = self
-            .plan
             .breakdown
             .segments
             .iter()
             .map(|s| (s.kind, s.bytes))
             .collect();
-        let total = self.plan.total_bytes();
+        let total = self.breakdown.total();
         // Per card: the bar is drawn for one card of the option, against what the plan may
         // use of it (a serving engine's share under the calibrated rules).
         let capacity = self.target.map_or(total, |o| o.usable_bytes / f64::from(o.count));
@@ -100,10 +100,16 @@ impl Widget for MemoryBar<'_> {
         if area.height >= 2 {
             let y = area.y + 1;
             if let Some(o) = self.target {
-                let comfortable = largest_comfortable_need(self.tight_rule, 1, capacity);
+                // Where "tight" begins on one card of the option (the quick rules allow
+                // 5 GB on a single card, 2 GB per card on a combo).
+                let comfortable =
+                    largest_comfortable_need(self.tight_rule, o.count, capacity * f64::from(o.count))
+                        / f64::from(o.count);
                 let margin_col = ((comfortable / scale) * f64::from(width)).round() as u16;
                 let cap_x = area.x + capacity_col.min(width - 1);
-                let margin_x = (margin_col < capacity_col).then(|| area.x + margin_col.min(width - 1));
+                // The margin marker never covers the capacity marker.
+                let margin_x =
+                    (margin_col < capacity_col.min(width - 1)).then(|| area.x + margin_col.min(width - 1));
                 // Both markers always show; the figures go right of the capacity marker when
                 // they fit there, else left of the leftmost marker.
                 buf.set_string(cap_x, y, "┃", t.capacity);

@@ -16,6 +16,7 @@ use super::app::{App, Overlay};
 use super::keymap::{BINDINGS, Scope, hints};
 use crate::engine::Choice;
 use crate::engine::explain::explain_option;
+use crate::engine::fit::SortBy;
 use crate::engine::units::{format_params, format_usd, group_thousands, to_gb};
 
 /// Draw the whole screen.
@@ -96,7 +97,7 @@ fn title(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         format_params(p.total)
     };
-    let left = Line::from(vec![
+    let pieces = vec![
         Span::styled(" vramfit ", t.title.add_modifier(Modifier::REVERSED)),
         Span::styled(format!(" {} ", m.name), t.text.add_modifier(Modifier::BOLD)),
         Span::styled(
@@ -107,7 +108,6 @@ fn title(frame: &mut Frame, area: Rect, app: &App) {
             format!("{} tok × {}", group_thousands(sc.context as i64), sc.batch),
             t.text,
         ),
-        Span::styled(format!(" · {}", sc.convention.id()), t.dim),
         Span::styled(
             if sc.context > m.max_context {
                 format!(" ⚠ > max {}", group_thousands(m.max_context as i64))
@@ -124,14 +124,35 @@ fn title(frame: &mut Frame, area: Rect, app: &App) {
             },
             t.dim,
         ),
-    ]);
+        Span::styled(format!(" · {}", sc.convention.label().to_lowercase()), t.dim),
+    ];
+    // Whole pieces only: one that does not fit is left out, never cut mid-word.
+    let mut used = 0usize;
+    let left = Line::from(
+        pieces
+            .into_iter()
+            .filter(|p| {
+                let w = p.width();
+                let fits = used + w <= usize::from(area.width);
+                if fits {
+                    used += w;
+                }
+                fits
+            })
+            .collect::<Vec<_>>(),
+    );
     let best = match app.plan.best() {
         Some(o) => {
             let name = crate::cli::output::option_label(&app.catalog.gpus, o);
             let price = o
                 .price_usd_month
                 .map_or(String::new(), |p| format!(" {}/mo", format_usd(p)));
-            format!(" cheapest: {name}{price} ")
+            let what = if app.sort_by == SortBy::Cards {
+                "fewest cards"
+            } else {
+                "cheapest"
+            };
+            format!(" {what}: {name}{price} ")
         }
         None => " nothing fits ".into(),
     };
@@ -267,13 +288,18 @@ fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border)
-        .title(Line::styled(" Breakdown ", t.header));
+        .title(Line::styled(
+            match app.target() {
+                Some(o) if o.count > 1 => format!(" Breakdown per card of {} ", o.count),
+                _ => " Breakdown ".to_string(),
+            },
+            t.header,
+        ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let total = app.plan.total_bytes();
-    let mut rows: Vec<Row> = app
-        .plan
-        .breakdown
+    let shown = app.target_breakdown();
+    let total = shown.total();
+    let mut rows: Vec<Row> = shown
         .segments
         .iter()
         .map(|s| {
@@ -299,10 +325,10 @@ fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
         )),
         Cell::from(""),
     ]));
-    let kv = if app.plan.breakdown.host_bytes > 0.0 {
+    let kv = if shown.host_bytes > 0.0 {
         format!(
             "host RAM {:.2} GB (offloaded or paged state)",
-            to_gb(app.plan.breakdown.host_bytes)
+            to_gb(shown.host_bytes)
         )
     } else {
         format!(
@@ -311,9 +337,7 @@ fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
             app.scenario.kv.label()
         )
     };
-    let decode = app
-        .plan
-        .breakdown
+    let decode = shown
         .decode_bytes_per_token
         .map(|b| format!(" · decode reads {:.2} GB/token", to_gb(b)))
         .unwrap_or_default();
@@ -340,23 +364,30 @@ fn memory(frame: &mut Frame, area: Rect, app: &App) {
     let against = match target {
         Some(o) => {
             let g = &app.catalog.gpus[o.gpu];
-            let pin = if app.pinned.is_some() {
-                ""
+            let why = if app.pinned.is_some() {
+                " (pinned · Enter unpins)"
+            } else if o.verdict.is_fit() {
+                match app.sort_by {
+                    SortBy::Price => " (cheapest fit)",
+                    SortBy::Rent => " (cheapest rent)",
+                    SortBy::Finish => " (cheapest to finish)",
+                    SortBy::Cards => " (fewest cards)",
+                }
             } else {
-                " (cheapest fit)"
+                " (nothing fits: closest)"
             };
             if o.count > 1 {
-                format!(" vs {}× {}{pin}", o.count, g.name)
+                format!(" vs {}× {}{why}", o.count, g.name)
             } else {
-                format!(" vs {}{pin}", g.name)
+                format!(" vs {}{why}", g.name)
             }
         }
         None => String::new(),
     };
     let mut block = block(app, Pane::Bar, pane_title(app, Pane::Bar, &against));
+    let breakdown = app.target_breakdown();
     if let Some(o) = target {
         let (word, style) = verdict_word(o.verdict, t);
-        let total = app.plan.total_bytes();
         let room = if o.free_bytes_per_card >= 0.0 {
             format!("{:.2} free", to_gb(o.free_bytes_per_card))
         } else {
@@ -367,7 +398,7 @@ fn memory(frame: &mut Frame, area: Rect, app: &App) {
                 Span::styled(
                     format!(
                         " {:.2} / {:.2} GB per card · {room} · ",
-                        to_gb(total),
+                        to_gb(o.per_card_bytes),
                         to_gb(o.usable_bytes / f64::from(o.count))
                     ),
                     t.text,
@@ -385,7 +416,7 @@ fn memory(frame: &mut Frame, area: Rect, app: &App) {
         .flatten();
     frame.render_widget(
         MemoryBar {
-            plan: &app.plan,
+            breakdown,
             target,
             tight_rule: app.scenario.tight_rule,
             theme: t,
@@ -411,7 +442,8 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     frame.render_widget(block, area);
     let rows_idx = app.visible_cards();
     let cursor = app.card_cursor_row();
-    let height = inner.height.saturating_sub(1) as usize;
+    let nothing_fits = app.plan.best().is_none() && inner.height > 2;
+    let height = inner.height.saturating_sub(1 + u16::from(nothing_fits)) as usize;
     app.card_offset = scroll_offset(app.card_offset, cursor, height, rows_idx.len());
     let target = app.target().map(|o| (o.gpu, o.count));
     let training = app.scenario.method.is_training();
@@ -438,7 +470,7 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         header.push("seqs");
     }
     if wide {
-        header.extend(["used", "spot", "card GB", "split · link", "note"]);
+        header.extend(["used", "spot", "split link GB/s", "note"]);
     }
     let rows: Vec<Row> = rows_idx
         .iter()
@@ -477,7 +509,6 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
                         }
                     )
                 }
-                (Some(tps), _) => format!("({tps:.0})"),
                 _ => String::new(),
             };
             let seqs = o
@@ -498,7 +529,7 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
             }
             if show_finish {
                 let finish = match o.training {
-                    Some(t) => format!("{:.0} h {}", t.hours, money(o.train_cost_usd)),
+                    Some(t) => format!("{} {}", compact_hours(t.hours), money(o.train_cost_usd)),
                     None => "–".into(),
                 };
                 cells.push(Cell::from(Line::from(finish).alignment(Alignment::Right)));
@@ -514,30 +545,26 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
                 cells.push(Cell::from(
                     Line::from(money(o.spot_rent_cost_usd)).alignment(Alignment::Right),
                 ));
-                cells.push(Cell::from(
-                    Line::from(format!("{}", g.memory_gb)).alignment(Alignment::Right),
-                ));
-
                 cells.push(Cell::from(if o.count > 1 {
                     let pcie = g.pcie_gen.map_or(String::new(), |n| n.to_string());
-                    let kind = if g.link == crate::engine::gpu::LinkKind::Pcie {
+                    let kind = if o.link.kind == crate::engine::gpu::LinkKind::Pcie {
                         format!("PCIe{pcie}")
                     } else {
-                        g.link.short_label().to_string()
+                        o.link.kind.short_label().to_string()
                     };
                     format!(
-                        "{} · {kind} {:.0} GB/s{}",
+                        "{} {kind} {:.0}{}",
                         o.split.id(),
-                        g.link_speed_gbs(),
-                        if o.count > 8 { " + net" } else { "" }
+                        o.link.gbs,
+                        if o.count > 8 { " +net" } else { "" }
                     )
                 } else {
                     String::new()
                 }));
                 cells.push(Cell::from(
                     o.reason
-                        .map(|r| r.text(g))
-                        .or_else(|| o.tp_over_pcie.then(|| "⚠ TP over PCIe (e explains)".to_string()))
+                        .map(|r| r.short_text())
+                        .or_else(|| o.tp_over_pcie.then(|| "⚠ TP over PCIe".to_string()))
                         .unwrap_or_default(),
                 ));
             }
@@ -569,8 +596,7 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         widths.extend([
             Constraint::Length(6),
             Constraint::Length(7),
-            Constraint::Length(7),
-            Constraint::Length(24),
+            Constraint::Length(20),
             Constraint::Fill(1),
         ]);
     }
@@ -581,7 +607,34 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
             .collect::<Vec<_>>(),
     )
     .style(t.header);
-    frame.render_widget(Table::new(rows, widths).header(header).column_spacing(1), inner);
+    let mut table_area = inner;
+    if nothing_fits {
+        // Nothing fits: say so above the rows, which list the closest options first.
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                " ✗ nothing in the catalog holds this plan · closest first, short per card:",
+                t.no,
+            )),
+            Rect { height: 1, ..inner },
+        );
+        table_area.y += 1;
+        table_area.height -= 1;
+    }
+    frame.render_widget(
+        Table::new(rows, widths).header(header).column_spacing(1),
+        table_area,
+    );
+}
+
+/// Hours in at most six columns: "9.5 h", "740 h", "22k h".
+fn compact_hours(hours: f64) -> String {
+    if hours < 100.0 {
+        format!("{hours:.1} h")
+    } else if hours < 10_000.0 {
+        format!("{hours:.0} h")
+    } else {
+        format!("{:.0}k h", hours / 1000.0)
+    }
 }
 
 fn status(frame: &mut Frame, area: Rect, app: &App) {
@@ -715,7 +768,9 @@ fn explain(frame: &mut Frame, area: Rect, app: &App) {
                 t.text.add_modifier(Modifier::BOLD),
             ));
             let other = app.scenario.convention.next();
-            for s in &app.plan.breakdown.segments {
+            let shown = app.target_breakdown();
+            let cards = app.target().map_or(1, |o| o.count);
+            for s in &shown.segments {
                 let look = t.segment(s.kind);
                 let mark = Some(s.kind) == focused && app.focus == Pane::Bar;
                 let name_style = if mark { t.cursor } else { t.key };
@@ -744,27 +799,27 @@ fn explain(frame: &mut Frame, area: Rect, app: &App) {
             lines.push(Line::raw(""));
             lines.push(Line::styled(
                 format!(
-                    "total = {:.2} GB per card ({} rules); {} rules: {:.2} GB",
-                    to_gb(app.plan.total_bytes()),
+                    "total = {:.2} GB per card of {cards} ({} rules); {} rules: {:.2} GB",
+                    to_gb(shown.total()),
                     sc.convention.id(),
                     other.id(),
                     to_gb(app.other.total())
                 ),
                 t.text.add_modifier(Modifier::BOLD),
             ));
-            if app.plan.breakdown.host_bytes > 0.0 {
+            if shown.host_bytes > 0.0 {
                 lines.push(Line::styled(
                     format!(
                         "host RAM: {:.2} GB (offloaded or paged state)",
-                        to_gb(app.plan.breakdown.host_bytes)
+                        to_gb(shown.host_bytes)
                     ),
                     t.text,
                 ));
             }
-            if let Some(f) = &app.plan.breakdown.decode_formula {
+            if let Some(f) = &shown.decode_formula {
                 lines.push(Line::styled(format!("decode: {f}"), t.dim));
             }
-            for note in &app.plan.breakdown.notes {
+            for note in &shown.notes {
                 lines.push(Line::styled(format!("note: {note}"), t.dim));
             }
         }
@@ -807,8 +862,14 @@ fn side_rows(
             ),
         ),
     ];
+    let best = target
+        .and_then(|(g, n)| plan.options.iter().find(|o| o.gpu == g && o.count == n))
+        .or_else(|| plan.target());
+    // Segments as one card of the option holds them, as the bar draws them.
+    let cards = best.map_or(sc.cards, |o| o.count);
+    let shown = plan.breakdown_for(cards);
     for kind in crate::engine::SegmentKind::ALL {
-        if let Some(s) = plan.breakdown.segment(kind) {
+        if let Some(s) = shown.segment(kind) {
             rows.push((kind.label().to_string(), format!("{:.2} GB", to_gb(s.bytes))));
         } else {
             rows.push((kind.label().to_string(), "–".into()));
@@ -818,13 +879,10 @@ fn side_rows(
         "total".into(),
         format!(
             "{:.2} GB{}",
-            to_gb(plan.total_bytes()),
-            if sc.cards > 1 { " per card" } else { "" }
+            to_gb(shown.total()),
+            if cards > 1 { " per card" } else { "" }
         ),
     ));
-    let best = target
-        .and_then(|(g, n)| plan.options.iter().find(|o| o.gpu == g && o.count == n))
-        .or_else(|| plan.best());
     match best {
         Some(o) => {
             let name = crate::cli::output::option_label(&app.catalog.gpus, o);

@@ -1,0 +1,54 @@
+//! Strings that came from a file or the command line, made safe to show: no control
+//! characters reach a terminal, Markdown or SVG (an ESC could retitle the terminal or
+//! garble the screen), and a bad value is echoed as a short prefix, not megabytes.
+
+use std::borrow::Cow;
+
+/// Whether `c` would act on a terminal instead of printing: C0 and C1 controls and DEL.
+pub fn is_control(c: char) -> bool {
+    c.is_control()
+}
+
+/// `s` with every control character written as a visible escape (`\u{1b}`).
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_control(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// At most `max_chars` characters of `s`, cleaned, with "…" when cut.
+pub fn clean_prefix(s: &str, max_chars: usize) -> String {
+    let mut cut: String = s.chars().take(max_chars).collect();
+    if s.chars().nth(max_chars).is_some() {
+        cut.push('…');
+    }
+    clean(&cut).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_become_visible_escapes() {
+        assert_eq!(clean("llama"), "llama");
+        assert_eq!(clean("a\u{1b}]0;pwned\u{7}b"), "a\\u{1b}]0;pwned\\u{7}b");
+        assert_eq!(clean("x\ny\u{9b}"), "x\\u{a}y\\u{9b}");
+    }
+
+    #[test]
+    fn prefixes_are_short_and_marked() {
+        assert_eq!(clean_prefix("abcdef", 3), "abc…");
+        assert_eq!(clean_prefix("abc", 3), "abc");
+        assert_eq!(clean_prefix("\u{1b}bc", 2), "\\u{1b}b…");
+    }
+}

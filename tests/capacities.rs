@@ -1,0 +1,106 @@
+//! Every card's calibrated capacity lies within what drivers really report for it
+//! (gpu-reported-memory.md in the project's shared references): at most the SMI total, at
+//! least the lowest CUDA/ROCm/Metal figure observed, or the SMI total less the largest
+//! reserve seen on such cards (0.9 GiB) where no runtime figure was found.
+
+use vramfit::catalog::Catalog;
+
+const MIB: f64 = 1_048_576.0;
+const GIB: f64 = 1_073_741_824.0;
+
+/// (card id, lowest reported, highest reported), bytes.
+fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
+    let smi_less_reserve = |smi_mib: f64| ((smi_mib - 0.9 * 1024.0) * MIB, smi_mib * MIB);
+    let mut v: Vec<(&str, f64, f64)> = vec![
+        // Runtime totals observed (torch out-of-memory reports, total_memory, deviceQuery).
+        ("rtx-3060-12gb", 11.75 * GIB, 12288.0 * MIB),
+        ("rtx-3090", 23.69 * GIB, 24576.0 * MIB),
+        ("rtx-4090", 23.52 * GIB, 24564.0 * MIB),
+        ("rtx-5090", 33_677_180_928.0, 32607.0 * MIB),
+        // ECC on: 46068 MiB at the SMI, 44.43 GiB in torch; ECC off: 49140 MiB.
+        ("rtx-6000-ada", 44.43 * GIB, 49140.0 * MIB),
+        ("t4", 14.56 * GIB, 15360.0 * MIB),
+        ("a10g", 22.20 * GIB, 23028.0 * MIB),
+        ("l40s", 44.42 * GIB, 46068.0 * MIB),
+        ("a100-40gb-pcie", 39.38 * GIB, 40960.0 * MIB),
+        ("a100-sxm", 79.14 * GIB, 81920.0 * MIB),
+        ("h100-pcie", 81008.0 * MIB, 81559.0 * MIB),
+        ("h100-sxm", 81082.0 * MIB, 81559.0 * MIB),
+        ("h100-nvl", 99_961_274_368.0, 95830.0 * MIB),
+        ("h200-sxm", 143156.0 * MIB, 143771.0 * MIB),
+        // 178.35 GiB printed = 183359 − 729 MiB.
+        ("b200", 182630.0 * MIB, 183359.0 * MIB),
+        ("gb200", 184.0 * GIB, 189471.0 * MIB),
+        // ROCm allocates what rocm-smi reports: two 68,702,699,520 B dies per MI250X.
+        ("mi250x", 2.0 * 68_702_699_520.0, 2.0 * 68_702_699_520.0),
+        ("mi300x", 205_822_885_888.0, 206_141_652_992.0),
+        ("gaudi2", 97536.0 * MIB, 98304.0 * MIB),
+        ("gaudi3", 130400.0 * MIB, 131072.0 * MIB),
+        // Metal's default working set: 2/3 of RAM on small machines up to 84 % on macOS 26.
+        ("m2-ultra-192gb", 192.0 * GIB * 2.0 / 3.0, 192.0 * GIB * 0.84),
+        ("m3-max-128gb", 128.0 * GIB * 2.0 / 3.0, 128.0 * GIB * 0.84),
+        ("m4-max-128gb", 128.0 * GIB * 2.0 / 3.0, 128.0 * GIB * 0.84),
+        // A 4096 MiB vGPU framebuffer less the guest's own reserve.
+        ("a100-vgpu-1-20", 4096.0 * MIB - 0.9 * GIB, 4096.0 * MIB),
+    ];
+    // Only the SMI total is known: it, less at most the largest reserve observed.
+    for (id, smi) in [
+        ("rtx-4060-ti-16gb", 16380.0),
+        ("rtx-a5000", 24564.0),
+        ("rtx-a6000", 49140.0),
+        ("rtx-pro-6000", 97887.0),
+        ("l4", 23034.0),
+        ("a10", 23028.0),
+        ("a40", 46068.0),
+        ("a100-80gb-pcie", 81920.0),
+        ("h200-nvl", 143771.0),
+        ("h800-sxm", 81559.0),
+        ("h20", 97871.0),
+        // AMD's spec in GiB less 16 MiB, as the MI300X and MI250X dies report.
+        ("mi210", 65520.0),
+        ("mi325x", 262128.0),
+        ("mi355x", 294896.0),
+        ("rx-7900-xtx", 24560.0),
+    ] {
+        let (lo, hi) = smi_less_reserve(smi);
+        v.push((id, lo, hi));
+    }
+    v
+}
+
+#[test]
+fn every_card_is_planned_within_its_reported_memory() {
+    let catalog = Catalog::embedded().unwrap();
+    let ranges = reported_ranges();
+    for g in &catalog.gpus {
+        let (_, lo, hi) = ranges
+            .iter()
+            .find(|(id, _, _)| *id == g.id)
+            .unwrap_or_else(|| panic!("{} has no reported range in this test", g.id));
+        let planned = g.memory_real_bytes();
+        assert!(
+            (lo.floor()..=*hi).contains(&planned),
+            "{}: planned at {planned} B, reported {lo}..{hi}",
+            g.id
+        );
+        assert!(g.memory_source.is_some(), "{}: no source for its capacity", g.id);
+        if let Some(smi) = g.memory_smi_bytes() {
+            assert!(planned <= smi, "{}: more than the SMI total", g.id);
+        }
+    }
+    assert_eq!(
+        ranges.len(),
+        catalog.gpus.len(),
+        "a range for every card and no other"
+    );
+}
+
+#[test]
+fn an_rtx_4090_is_planned_at_what_cuda_sees_not_24e9() {
+    let catalog = Catalog::embedded().unwrap();
+    let g = &catalog.gpus[catalog.gpu_index("rtx-4090").unwrap()];
+    // 23.52 GiB: the lowest CUDA total reported (newest driver), above the 24e9 label.
+    assert_eq!(g.memory_real_bytes(), (23.52 * GIB).round());
+    assert!(g.memory_real_bytes() > 24e9);
+    assert_eq!(g.memory_bytes(), 24e9, "the quick rules keep the marketed label");
+}
