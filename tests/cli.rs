@@ -399,3 +399,61 @@ fn a_context_beyond_the_model_maximum_is_warned_not_refused() {
             .contains("beyond Phi-3 mini 4k's configured maximum of 4,096")
     );
 }
+
+#[test]
+fn an_unknown_provider_exits_2_naming_the_known_ones() {
+    vramfit()
+        .args(["plan", "--model", "llama-3.1-8b", "--provider", "nosuchcloud"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("unknown provider 'nosuchcloud'"))
+        .stderr(predicate::str::contains("RunPod"))
+        .stderr(predicate::str::contains("Vast.ai"));
+}
+
+#[test]
+fn a_spot_only_provider_prices_its_cards_marked_spot() {
+    let out = vramfit()
+        .args([
+            "plan",
+            "--model",
+            "llama-3.1-8b",
+            "--provider",
+            "runpod",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let priced: Vec<&Value> = v["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["price_usd_month"].is_number())
+        .collect();
+    assert!(!priced.is_empty(), "RunPod's spot offers price its cards");
+    for o in &priced {
+        assert_eq!(o["offer"]["provider"], "RunPod");
+        assert_eq!(o["offer"]["kind"], "spot");
+    }
+    vramfit()
+        .args(["plan", "--model", "llama-3.1-8b", "--provider", "RunPod"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(" spot"));
+}
+
+#[test]
+fn the_old_convention_name_is_still_accepted() {
+    for name in ["seed", "quick"] {
+        let out = vramfit()
+            .args(["plan", "--model", "seed-7b", "--convention", name, "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["convention"], "quick");
+    }
+}

@@ -109,6 +109,40 @@ fn enter_on_a_card_pins_the_bar_to_it() {
     // The pin survives a change of scenario that re-sorts the table.
     press(&mut app, KeyCode::Char('p'));
     assert_eq!(app.target().map(|o| (o.gpu, o.count)), pinned);
+    // Enter on the pinned card unpins it: the bar follows the cheapest fit again.
+    let row = app
+        .visible_cards()
+        .iter()
+        .position(|&i| Some((app.plan.options[i].gpu, app.plan.options[i].count)) == pinned)
+        .unwrap();
+    app.card_cursor = pinned;
+    assert_eq!(app.card_cursor_row(), row);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.pinned, None);
+    assert_eq!(
+        app.target().map(|o| (o.gpu, o.count)),
+        app.plan.best().map(|o| (o.gpu, o.count))
+    );
+}
+
+#[test]
+fn the_title_never_cuts_a_word_at_80_columns() {
+    let mut app = fresh_app("default");
+    app.select_model("llama-3.1-405b");
+    let mut sc = app.scenario.clone();
+    sc.context = 1_000_000;
+    sc.batch = 256;
+    sc.cards = 8;
+    app.set_scenario(sc);
+    let buf = vramfit::tui::states::render(&mut app, 80, 24);
+    let title: String = (0..80).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+    // Each piece is whole or absent: the rules' name is dropped, never "calibrat".
+    assert!(title.contains("1,000,000 tok × 256"), "{title}");
+    assert!(
+        !title.contains("calibrat") || title.contains("calibrated"),
+        "{title}"
+    );
+    assert!(!title.trim_end().ends_with('·'), "{title}");
 }
 
 #[test]
