@@ -1,24 +1,124 @@
-//! Writing files safely: write a temporary file beside the target, then rename it over
-//! the target, so an interrupted save leaves the old file whole.
+//! Reading and writing the user's files safely.
+//!
+//! Reads take regular files only, up to a size cap, so `/dev/zero` or a FIFO named as a
+//! config gets a message instead of eating memory or blocking forever. Writes go to a
+//! temporary file created exclusively (a fresh random name, never following a planted
+//! symlink) beside the target, are synced, then renamed over the target, and the folder is
+//! synced: an interrupted save leaves the old file whole, and nothing is written elsewhere.
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
+/// A catalog, theme or plan file: far larger than any real one.
+pub const MAX_TOML_BYTES: u64 = 4 << 20;
+/// A config.json (large MoE configs with per-layer lists stay under a megabyte).
+pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
+/// The text of a regular file of at most `max_bytes`, or why not, in words.
+pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file (a folder, device or pipe cannot be read as one)".into());
+    }
+    if meta.len() > max_bytes {
+        return Err(format!(
+            "{} bytes is too large (at most {} MB)",
+            meta.len(),
+            max_bytes >> 20
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    // Capped again while reading: the file may grow after the check.
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!("too large (at most {} MB)", max_bytes >> 20));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// A temporary name beside `path` that nobody can predict.
+fn temp_name(dir: &Path, name: &str, attempt: u32) -> PathBuf {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u32(attempt);
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(t.as_nanos());
+    }
+    dir.join(format!(".{name}.{:016x}.tmp", h.finish()))
+}
+
+/// Write `bytes` to `path` atomically (see the module's doc).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mut attempt = 0;
+    let (tmp, mut file) = loop {
+        let tmp = temp_name(dir, name, attempt);
+        // create_new: O_CREAT|O_EXCL, which also refuses to follow a symlink at that name.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    };
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)?;
+        // The rename itself is durable once the folder is synced (not possible everywhere).
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_refuse_devices_and_large_files() {
+        assert!(
+            read_text(Path::new("/dev/zero"), 10)
+                .unwrap_err()
+                .contains("not a regular file")
+        );
+        let dir = std::env::temp_dir().join(format!("vramfit-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.toml");
+        std::fs::write(&big, vec![b'a'; 2 << 20]).unwrap();
+        assert!(read_text(&big, 1 << 20).unwrap_err().contains("too large"));
+        assert_eq!(read_text(&big, 4 << 20).unwrap().len(), 2 << 20);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn saves_replace_the_file_and_leave_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("vramfit-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("plan.toml");
+        write_atomic(&target, b"one").unwrap();
+        write_atomic(&target, b"two").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"two");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -18,7 +18,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Whatever a file or argument put in the message, no control character reaches
+            // the terminal (line breaks stay).
+            let text = e.to_string();
+            let shown: Vec<_> = text.lines().map(vramfit::text::clean).collect();
+            eprintln!("error: {}", shown.join("\n"));
             ExitCode::from(2)
         }
     }

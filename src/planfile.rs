@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::FileError;
 use crate::engine::fit::SortBy;
-use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
+use crate::engine::scenario::{KnobError, LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
 use crate::engine::{Choice, Convention, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
 
 /// A saved plan. Field names are the CLI's flag names.
@@ -37,7 +37,7 @@ pub struct PlanFile {
     pub split: String,
     pub prompt: u64,
     pub network_gbps: f64,
-    /// Free fraction below which a fit is tight; absent = seed 003's 5 GB / 2 GB per card.
+    /// Free fraction below which a fit is tight; absent = under 5 GB left (2 GB per card).
     #[serde(default)]
     pub margin: Option<f64>,
     pub hours: f64,
@@ -99,14 +99,16 @@ impl PlanFile {
         }
     }
 
-    /// The scenario, with each choice checked by name.
-    pub fn scenario(&self) -> Result<(Scenario, SortBy), String> {
-        fn pick<T: Choice>(field: &str, value: &str) -> Result<T, String> {
-            T::from_id(value).ok_or_else(|| {
-                format!(
-                    "{field} = \"{value}\" is not one of {}",
+    /// The scenario, with each choice checked by name and each number by its range.
+    pub fn scenario(&self) -> Result<(Scenario, SortBy), KnobError> {
+        fn pick<T: Choice>(field: &'static str, value: &str) -> Result<T, KnobError> {
+            T::from_id(value).ok_or_else(|| KnobError {
+                flag: field,
+                message: format!(
+                    "{field} = \"{}\" is not one of {}",
+                    crate::text::clean_prefix(value, 40),
                     T::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join(", ")
-                )
+                ),
             })
         }
         let sc = Scenario {
@@ -142,7 +144,7 @@ impl PlanFile {
                 self.utilization,
             ),
         };
-        sc.validate()?;
+        sc.check()?;
         Ok((sc, pick::<SortBy>("sort", &self.sort)?))
     }
 
@@ -154,16 +156,20 @@ impl PlanFile {
     /// Read and check a plan file.
     pub fn load(path: &Path) -> Result<(PlanFile, Scenario, SortBy), FileError> {
         let shown = path.display().to_string();
-        let source = std::fs::read_to_string(path).map_err(|e| FileError::new(&shown, e.to_string()))?;
+        let source = crate::files::read_text(path, crate::files::MAX_TOML_BYTES)
+            .map_err(|e| FileError::new(&shown, e))?;
         let file: PlanFile =
             toml::from_str(&source).map_err(|e| FileError::from_toml(&shown, &source, &e))?;
-        let (sc, sort) = file.scenario().map_err(|m| {
-            // Point at the offending field when the message names one.
-            let field = m.split(' ').next().unwrap_or("");
-            match source.find(&format!("\n{field} =")) {
-                Some(at) => FileError::at_offset(&shown, &source, at + 1, m.clone()),
-                None => FileError::new(&shown, m.clone()),
-            }
+        let (sc, sort) = file.scenario().map_err(|e| {
+            // Point at the offending key's line.
+            let at = source
+                .match_indices(e.flag)
+                .find(|(i, _)| {
+                    (*i == 0 || source.as_bytes()[i - 1] == b'\n')
+                        && source[i + e.flag.len()..].trim_start().starts_with('=')
+                })
+                .map_or(0, |(i, _)| i);
+            FileError::at_offset(&shown, &source, at, e.message.clone())
         })?;
         Ok((file, sc, sort))
     }

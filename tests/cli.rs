@@ -258,19 +258,19 @@ fn bad_catalog_files_exit_2_with_file_line_column() {
         ),
         (
             "invalid/offer-unknown-gpu.toml",
-            "offer-unknown-gpu.toml:2:7: offer for unknown gpu 'no-such-card'",
+            "offer-unknown-gpu.toml:2:1: offer for unknown gpu 'no-such-card'",
         ),
         (
             "invalid/gpu-zero-memory.toml",
-            "gpu-zero-memory.toml:2:6: gpu 'zero': memory_gb",
+            "gpu-zero-memory.toml:6:1: gpu 'zero': 'memory_gb' must be a number between 0.1 and 100000, got 0",
         ),
         (
             "invalid/model-head-dim.toml",
-            "model-head-dim.toml:2:6: model 'odd': hidden 4000 is not a multiple of heads 48; give head_dim",
+            "model-head-dim.toml:6:1: model 'odd': hidden 4000 is not a multiple of heads 48; give head_dim",
         ),
         (
             "invalid/offer-currency.toml",
-            "offer-currency.toml:5:12: offer for 'rtx-4090': currency 'EUR' has no exchange rate",
+            "offer-currency.toml:5:1: offer for 'rtx-4090': currency 'EUR' has no exchange rate",
         ),
         (
             "invalid/model-unknown-field.toml",

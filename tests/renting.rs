@@ -464,15 +464,36 @@ fn save_then_load_gives_the_same_plan() {
 }
 
 #[test]
-fn an_interrupted_save_leaves_the_old_file_whole() {
+fn a_failed_save_leaves_what_was_there_and_no_temporary_file() {
     let dir = temp("interrupted");
+    // The target is a folder with a file in it: the rename over it fails.
     let path = dir.join("plan.toml");
-    std::fs::write(&path, "old plan\n").unwrap();
-    // The temporary file's name is taken by a folder: the write fails before the rename.
-    std::fs::create_dir_all(dir.join(format!(".plan.toml.{}.tmp", std::process::id()))).unwrap();
+    std::fs::create_dir_all(&path).unwrap();
+    std::fs::write(path.join("keep"), "old\n").unwrap();
     let err = vramfit::files::write_atomic(&path, b"new plan\n");
     assert!(err.is_err());
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "old plan\n");
+    assert_eq!(std::fs::read_to_string(path.join("keep")).unwrap(), "old\n");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["plan.toml"], "no temporary file left: {left:?}");
+}
+
+#[test]
+#[cfg(unix)]
+fn a_save_never_writes_through_a_planted_symlink() {
+    let dir = temp("symlink");
+    let outside = temp("symlink-outside").join("victim");
+    std::fs::write(&outside, "precious\n").unwrap();
+    // Symlinks at every name the old, predictable scheme would use.
+    let path = dir.join("plan.toml");
+    for pid in [std::process::id(), 0, 1] {
+        std::os::unix::fs::symlink(&outside, dir.join(format!(".plan.toml.{pid}.tmp"))).unwrap();
+    }
+    vramfit::files::write_atomic(&path, b"new plan\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "new plan\n");
 }
 
 #[test]

@@ -40,8 +40,9 @@ pub fn load(path: &Path) -> Result<Model, FileError> {
         path.to_path_buf()
     };
     let shown = file.display().to_string();
-    let source = std::fs::read_to_string(&file).map_err(|e| FileError::new(&shown, e.to_string()))?;
-    let id = model_id_for(&file);
+    let source = crate::files::read_text(&file, crate::files::MAX_CONFIG_BYTES)
+        .map_err(|e| FileError::new(&shown, e))?;
+    let id = crate::text::clean_prefix(&model_id_for(&file), 80);
     let mut model = from_str(&shown, &source, &id)?;
     model.source_path = Some(path.display().to_string());
     Ok(model)
@@ -63,19 +64,46 @@ fn model_id_for(file: &Path) -> String {
 
 struct Fields<'a> {
     file: &'a str,
+    source: &'a str,
     map: &'a Map<String, Value>,
 }
 
+/// Byte offset of `"key":` in a JSON text (the first one), for error positions.
+fn key_offset(source: &str, key: &str) -> Option<usize> {
+    let quoted = format!("\"{key}\"");
+    source
+        .match_indices(&quoted)
+        .find(|(i, _)| source[i + quoted.len()..].trim_start().starts_with(':'))
+        .map(|(i, _)| i)
+}
+
 impl Fields<'_> {
+    /// An error at `key`'s position in the file (or the file's when it is not written).
+    fn error_at(&self, key: &str, message: String) -> FileError {
+        match key_offset(self.source, key) {
+            Some(at) => FileError::at_offset(self.file, self.source, at, message),
+            None => FileError::new(self.file, message),
+        }
+    }
+
+    /// The first of `keys` the file writes (for positions), else the first.
+    fn written<'k>(&self, keys: &[&'k str]) -> &'k str {
+        keys.iter()
+            .copied()
+            .find(|k| self.map.contains_key(*k))
+            .unwrap_or(keys[0])
+    }
+
     fn u64_opt(&self, keys: &[&str]) -> Result<Option<u64>, FileError> {
         for key in keys {
             match self.map.get(*key) {
                 None | Some(Value::Null) => continue,
                 Some(v) => {
                     return v.as_u64().map(Some).ok_or_else(|| {
-                        FileError::new(
-                            self.file,
-                            format!("'{key}' must be a non-negative integer, got {v}"),
+                        let shown = crate::text::clean_prefix(&v.to_string(), 40);
+                        self.error_at(
+                            key,
+                            format!("'{key}' must be a non-negative integer, got {shown}"),
                         )
                     });
                 }
@@ -86,10 +114,10 @@ impl Fields<'_> {
 
     fn u64(&self, keys: &[&str]) -> Result<u64, FileError> {
         match self.u64_opt(keys)? {
-            Some(0) => Err(FileError::new(
-                self.file,
-                format!("'{}' must be positive", keys[0]),
-            )),
+            Some(0) => {
+                let key = self.written(keys);
+                Err(self.error_at(key, format!("'{key}' must be positive")))
+            }
             Some(v) => Ok(v),
             None => Err(FileError::new(
                 self.file,
@@ -130,12 +158,14 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         Some(Value::Object(text)) => text,
         _ => root_map,
     };
-    let f = Fields { file, map };
-    let model_type = f
-        .str("model_type")
-        .or_else(|| root_map.get("model_type").and_then(Value::as_str))
-        .unwrap_or("")
-        .to_string();
+    let f = Fields { file, source, map };
+    // Text from the file reaches terminals, Markdown and SVG: no control characters.
+    let model_type = crate::text::clean_prefix(
+        f.str("model_type")
+            .or_else(|| root_map.get("model_type").and_then(Value::as_str))
+            .unwrap_or(""),
+        64,
+    );
     let mut warnings = Vec::new();
     let known = KNOWN_TYPES.contains(&model_type.as_str());
     if !known {
@@ -180,20 +210,20 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         Some(d) => d,
         None if hidden.is_multiple_of(heads) => hidden / heads,
         None => {
-            return Err(FileError::new(
-                file,
-                format!(
-                    "hidden_size {hidden} is not a multiple of num_attention_heads {heads} and there is no head_dim"
-                ),
+            return Err(f.error_at(
+                "hidden_size",
+                format!("hidden_size {hidden} is not a multiple of num_attention_heads {heads} and there is no head_dim"),
             ));
         }
     };
     let intermediate = match f.u64_opt(&["intermediate_size", "ffn_hidden_size", "n_inner"])? {
         Some(i) if !falcon => i,
-        _ if falcon || gpt2_style => f.u64_opt(&["ffn_hidden_size"])?.unwrap_or(4 * hidden),
+        _ if falcon || gpt2_style => f
+            .u64_opt(&["ffn_hidden_size"])?
+            .unwrap_or(hidden.saturating_mul(4)),
         _ => {
             warnings.push("no intermediate_size: assumed 4 × hidden".into());
-            4 * hidden
+            hidden.saturating_mul(4)
         }
     };
     let max_context = match f.u64_opt(&["max_position_embeddings", "n_positions", "seq_length"])? {
@@ -266,13 +296,15 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         ));
     }
 
-    let name = root_map
-        .get("_name_or_path")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .unwrap_or(id)
-        .to_string();
-    Ok(Model {
+    let name = crate::text::clean_prefix(
+        root_map
+            .get("_name_or_path")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(id),
+        80,
+    );
+    let model = Model {
         id: id.to_string(),
         name,
         family: if model_type.is_empty() {
@@ -308,7 +340,48 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         declared_params: None,
         warnings,
         source_path: None,
-    })
+    };
+    if let Err(e) = model.arch.validate() {
+        let key = f.written(config_keys(e.field));
+        return Err(f.error_at(
+            key,
+            e.message
+                .replacen(&format!("'{}'", e.field), &format!("'{key}'"), 1),
+        ));
+    }
+    if !(1..=1 << 30).contains(&max_context) {
+        let key = f.written(&["max_position_embeddings", "n_positions", "seq_length"]);
+        return Err(f.error_at(key, format!("'{key}' must be between 1 and {}", 1u64 << 30)));
+    }
+    Ok(model)
+}
+
+/// The config.json keys a shape field comes from (the catalog's name → Hugging Face's).
+fn config_keys(field: &str) -> &'static [&'static str] {
+    match field {
+        "hidden" => &["hidden_size", "n_embd", "d_model"],
+        "intermediate" => &["intermediate_size", "ffn_hidden_size", "n_inner"],
+        "layers" => &["num_hidden_layers", "n_layer", "num_layers"],
+        "heads" => &["num_attention_heads", "n_head"],
+        "kv_heads" => &["num_key_value_heads", "num_kv_heads"],
+        "head_dim" => &["head_dim"],
+        "vocab" => &["vocab_size"],
+        "position_embeddings" => &["n_positions", "max_position_embeddings"],
+        "sliding_window" => &["sliding_window"],
+        "global_every" => &["sliding_window_pattern", "layer_types"],
+        "experts" => &["num_local_experts", "num_experts", "n_routed_experts"],
+        "active" => &["num_experts_per_tok", "experts_per_token"],
+        "shared" => &["n_shared_experts"],
+        "expert_intermediate" => &["moe_intermediate_size"],
+        "shared_intermediate" => &["shared_expert_intermediate_size"],
+        "first_dense_layers" => &["first_k_dense_replace"],
+        "q_lora_rank" => &["q_lora_rank"],
+        "kv_lora_rank" => &["kv_lora_rank"],
+        "qk_rope_head_dim" => &["qk_rope_head_dim"],
+        "qk_nope_head_dim" => &["qk_nope_head_dim"],
+        "v_head_dim" => &["v_head_dim"],
+        _ => &["num_hidden_layers"],
+    }
 }
 
 fn sliding_window(f: &Fields, model_type: &str, layers: u64) -> Result<Option<SlidingWindow>, FileError> {
@@ -320,20 +393,20 @@ fn sliding_window(f: &Fields, model_type: &str, layers: u64) -> Result<Option<Sl
     };
     // Which layers slide: `layer_types` when given, else the family's fixed pattern.
     if let Some(Value::Array(types)) = f.map.get("layer_types") {
-        let full: Vec<usize> = types
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.as_str() == Some("full_attention"))
-            .map(|(i, _)| i)
-            .collect();
-        if full.is_empty() {
+        let is_full = |i: u64| {
+            types
+                .get(i as usize)
+                .is_some_and(|t| t.as_str() == Some("full_attention"))
+        };
+        // One pass over the layers (a list of millions must not cost a quadratic check).
+        let Some(first_full) = (0..layers.min(types.len() as u64)).find(|&i| is_full(i)) else {
             return Ok(Some(SlidingWindow {
                 window,
                 global_every: 0,
             }));
-        }
-        let every = full[0] as u64 + 1;
-        let periodic = (0..layers).all(|i| full.contains(&(i as usize)) == ((i + 1).is_multiple_of(every)));
+        };
+        let every = first_full + 1;
+        let periodic = (0..layers).all(|i| is_full(i) == (i + 1).is_multiple_of(every));
         if periodic {
             return Ok(Some(SlidingWindow {
                 window,
@@ -356,8 +429,8 @@ fn moe(f: &Fields, model_type: &str, intermediate: u64) -> Result<Option<Moe>, F
     };
     let active = f.u64(&["num_experts_per_tok", "experts_per_token"])?;
     if active > experts {
-        return Err(FileError::new(
-            f.file,
+        return Err(f.error_at(
+            f.written(&["num_experts_per_tok", "experts_per_token"]),
             format!("num_experts_per_tok ({active}) is larger than the number of experts ({experts})"),
         ));
     }

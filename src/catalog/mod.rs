@@ -94,6 +94,51 @@ struct CatalogFile {
     offer: Vec<Offer>,
 }
 
+impl CatalogFile {
+    /// Escape control characters in every text a user will see: the file's strings reach
+    /// terminals, Markdown and SVG.
+    fn clean_text(&mut self) {
+        fn clean(s: &mut String) {
+            if let std::borrow::Cow::Owned(c) = crate::text::clean(s) {
+                *s = c;
+            }
+        }
+        fn clean_opt(s: &mut Option<String>) {
+            if let Some(s) = s {
+                clean(s);
+            }
+        }
+        for m in &mut self.model {
+            for s in [&mut m.id, &mut m.name, &mut m.family] {
+                clean(s);
+            }
+            clean_opt(&mut m.hf_repo);
+        }
+        for g in &mut self.gpu {
+            for s in [
+                &mut g.id,
+                &mut g.name,
+                &mut g.vendor,
+                &mut g.architecture,
+                &mut g.memory_type,
+            ] {
+                clean(s);
+            }
+            for s in [&mut g.mig, &mut g.segment, &mut g.notes, &mut g.memory_source] {
+                clean_opt(s);
+            }
+        }
+        for o in &mut self.offer {
+            for s in [&mut o.gpu, &mut o.provider, &mut o.currency] {
+                clean(s);
+            }
+            for s in [&mut o.region, &mut o.seen, &mut o.source, &mut o.notes] {
+                clean_opt(s);
+            }
+        }
+    }
+}
+
 fn two() -> u64 {
     2
 }
@@ -149,43 +194,37 @@ struct ModelEntry {
 }
 
 impl ModelEntry {
-    fn into_model(self) -> Result<Model, String> {
-        let positive = [
-            ("hidden", self.hidden),
-            ("intermediate", self.intermediate),
-            ("layers", self.layers),
-            ("heads", self.heads),
-            ("kv_heads", self.kv_heads),
-            ("vocab", self.vocab),
-            ("max_context", self.max_context),
-        ];
-        if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
-            return Err(format!("model '{}': {name} must be positive", self.id));
+    /// The model, or the field at fault and why.
+    fn into_model(self) -> Result<Model, (&'static str, String)> {
+        let id = crate::text::clean_prefix(&self.id, 60);
+        let fail = |field: &'static str, message: String| Err((field, format!("model '{id}': {message}")));
+        if !(1..=1 << 30).contains(&self.max_context) {
+            return fail(
+                "max_context",
+                format!("'max_context' must be between 1 and {}", 1u64 << 30),
+            );
+        }
+        if let Some(n) = self.declared_params
+            && !(1..=crate::engine::model::MAX_PARAMS as u64).contains(&n)
+        {
+            return fail(
+                "declared_params",
+                format!("'declared_params' must be between 1 and 10^15, got {n}"),
+            );
+        }
+        if self.heads == 0 {
+            return fail("heads", "'heads' must be positive".into());
         }
         if self.head_dim.is_none() && !self.hidden.is_multiple_of(self.heads) {
-            return Err(format!(
-                "model '{}': hidden {} is not a multiple of heads {}; give head_dim",
-                self.id, self.hidden, self.heads
-            ));
-        }
-        if self.kv_heads > self.heads {
-            return Err(format!(
-                "model '{}': kv_heads {} exceeds heads {}",
-                self.id, self.kv_heads, self.heads
-            ));
+            return fail(
+                "hidden",
+                format!(
+                    "hidden {} is not a multiple of heads {}; give head_dim",
+                    self.hidden, self.heads
+                ),
+            );
         }
         let head_dim = self.head_dim.unwrap_or(self.hidden / self.heads);
-        if head_dim == 0 {
-            return Err(format!("model '{}': head_dim must be positive", self.id));
-        }
-        if let Some(moe) = &self.moe
-            && (moe.active == 0 || moe.active > moe.experts)
-        {
-            return Err(format!(
-                "model '{}': moe.active must be between 1 and moe.experts ({})",
-                self.id, moe.experts
-            ));
-        }
         Ok(Model {
             id: self.id,
             name: self.name,
@@ -219,6 +258,10 @@ impl ModelEntry {
             warnings: Vec::new(),
             source_path: None,
         })
+        .and_then(|m: Model| match m.arch.validate() {
+            Ok(()) => Ok(m),
+            Err(e) => Err((e.field, format!("model '{id}': {}", e.message))),
+        })
     }
 }
 
@@ -242,25 +285,43 @@ impl Catalog {
     /// Add the entries of one TOML document. A model or card whose id already exists
     /// replaces the old one; offers are added to their card.
     pub fn merge_str(&mut self, file: &str, source: &str) -> Result<(), FileError> {
-        let parsed: CatalogFile =
+        let mut parsed: CatalogFile =
             toml::from_str(source).map_err(|e| FileError::from_toml(file, source, &e))?;
+        parsed.clean_text();
+        let model_ids = parsed.model.iter().map(|m| m.id.as_str());
+        let gpu_ids = parsed.gpu.iter().map(|g| g.id.as_str());
+        for (what, dupes) in [
+            ("model", duplicate_ids(model_ids)),
+            ("gpu", duplicate_ids(gpu_ids)),
+        ] {
+            if let Some(id) = dupes.first() {
+                let first = source.find(&format!("\"{id}\"")).map_or(0, |i| i + 1);
+                let second = source[first..]
+                    .find(&format!("\"{id}\""))
+                    .map_or(0, |i| first + i);
+                return Err(FileError::at_offset(
+                    file,
+                    source,
+                    second,
+                    format!(
+                        "{what} id '{}' appears twice in this file",
+                        crate::text::clean_prefix(id, 60)
+                    ),
+                ));
+            }
+        }
         for entry in parsed.model {
             let id = entry.id.clone();
-            let model = entry.into_model().map_err(|m| locate(file, source, &id, m))?;
+            let model = entry
+                .into_model()
+                .map_err(|(field, m)| locate_field(file, source, &id, field, m))?;
             match self.models.iter_mut().find(|m| m.id == model.id) {
                 Some(slot) => *slot = model,
                 None => self.models.push(model),
             }
         }
         for gpu in parsed.gpu {
-            if gpu.memory_gb <= 0.0 || gpu.bandwidth_gbs <= 0.0 {
-                return Err(locate(
-                    file,
-                    source,
-                    &gpu.id,
-                    format!("gpu '{}': memory_gb and bandwidth_gbs must be positive", gpu.id),
-                ));
-            }
+            validate_gpu(&gpu).map_err(|(field, m)| locate_field(file, source, &gpu.id, field, m))?;
             match self.gpus.iter_mut().find(|g| g.id == gpu.id) {
                 Some(slot) => {
                     let offers = std::mem::take(&mut slot.offers);
@@ -269,37 +330,26 @@ impl Catalog {
                 None => self.gpus.push(gpu),
             }
         }
+        let mut offer_from = 0;
         for offer in parsed.offer {
-            if !(offer.price.is_finite() && offer.price > 0.0) {
-                return Err(locate(
-                    file,
-                    source,
-                    &offer.gpu,
-                    format!("offer for '{}': price must be positive", offer.gpu),
-                ));
-            }
-            if !crate::engine::gpu::CURRENCIES
-                .iter()
-                .any(|c| c.eq_ignore_ascii_case(&offer.currency))
-            {
-                return Err(locate(
-                    file,
-                    source,
-                    &offer.currency,
+            // Each offer's own text: the n-th `[[offer]]` table of the file.
+            let at = source[offer_from..]
+                .find("[[offer]]")
+                .map_or(source.len(), |i| offer_from + i);
+            offer_from = (at + 1).min(source.len());
+            let here = |field: &str, message: String| locate_after(file, source, at, field, message);
+            validate_offer(&offer).map_err(|(field, m)| here(field, m))?;
+            let Some(gpu) = self
+                .gpus
+                .iter_mut()
+                .find(|g| g.id.eq_ignore_ascii_case(&offer.gpu))
+            else {
+                return Err(here(
+                    "gpu",
                     format!(
-                        "offer for '{}': currency '{}' has no exchange rate (use {})",
-                        offer.gpu,
-                        offer.currency,
-                        crate::engine::gpu::CURRENCIES.join(" or ")
+                        "offer for unknown gpu '{}'",
+                        crate::text::clean_prefix(&offer.gpu, 60)
                     ),
-                ));
-            }
-            let Some(gpu) = self.gpus.iter_mut().find(|g| g.id == offer.gpu) else {
-                return Err(locate(
-                    file,
-                    source,
-                    &offer.gpu,
-                    format!("offer for unknown gpu '{}'", offer.gpu),
                 ));
             };
             gpu.offers.push(offer);
@@ -319,7 +369,8 @@ impl Catalog {
             files.sort();
             return files.iter().try_for_each(|f| self.merge_path(f));
         }
-        let source = std::fs::read_to_string(path).map_err(|e| FileError::new(&shown, e.to_string()))?;
+        let source = crate::files::read_text(path, crate::files::MAX_TOML_BYTES)
+            .map_err(|e| FileError::new(&shown, e))?;
         self.merge_str(&shown, &source)
     }
 
@@ -341,17 +392,124 @@ impl Catalog {
     }
 }
 
-/// Point an entry-level error at the line where the entry's id is written.
-fn locate(file: &str, source: &str, id: &str, message: String) -> FileError {
-    let needle = format!("\"{id}\"");
-    match source.find(&needle) {
-        Some(offset) => FileError::at_offset(file, source, offset, message),
+/// Point a value error at `field = …` inside the entry whose id is `id` (at the id when
+/// the field is not written there).
+fn locate_field(file: &str, source: &str, id: &str, field: &str, message: String) -> FileError {
+    match source.find(&format!("\"{id}\"")) {
+        Some(offset) => locate_after(file, source, offset, field, message),
         None => FileError::new(file, message),
     }
 }
 
-/// Up to three candidates: those containing the wanted text, then the nearest by edit distance.
+/// Point at the first `field =` line after byte `start` and before the next `[[` table;
+/// else at `start`.
+fn locate_after(file: &str, source: &str, start: usize, field: &str, message: String) -> FileError {
+    let start = source.floor_char_boundary(start.min(source.len()));
+    let rest = &source[start..];
+    let end = rest[1.min(rest.len())..]
+        .find("\n[[")
+        .map_or(rest.len(), |i| i + 1);
+    let entry = &rest[..end];
+    let found = entry.match_indices(field).find(|(i, _)| {
+        let before_ok =
+            *i == 0 || matches!(entry.as_bytes()[i - 1], b'\n' | b' ' | b'\t' | b'{' | b',' | b'.');
+        let after = entry[i + field.len()..].trim_start();
+        before_ok && after.starts_with('=')
+    });
+    let offset = found.map_or(start, |(i, _)| start + i);
+    FileError::at_offset(file, source, offset, message)
+}
+
+/// A number that must be finite and within `lo..=hi`.
+fn check_number(field: &'static str, value: f64, lo: f64, hi: f64) -> Result<(), (&'static str, String)> {
+    if value.is_finite() && (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err((
+            field,
+            format!("'{field}' must be a number between {lo} and {hi}, got {value}"),
+        ))
+    }
+}
+
+/// Every number on a card within what a real card has.
+fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
+    let id = crate::text::clean_prefix(&g.id, 60);
+    let with_id = |(field, m): (&'static str, String)| (field, format!("gpu '{id}': {m}"));
+    let run = || -> Result<(), (&'static str, String)> {
+        if g.id.trim().is_empty() {
+            return Err(("id", "'id' must not be empty".into()));
+        }
+        check_number("memory_gb", g.memory_gb, 0.1, 100_000.0)?;
+        if let Some(b) = g.memory_visible_bytes {
+            check_number("memory_visible_bytes", b, 1e8, 1e14)?;
+        }
+        if let Some(m) = g.memory_smi_mib {
+            check_number("memory_smi_mib", m as f64, 1.0, 1e8)?;
+        }
+        check_number("bandwidth_gbs", g.bandwidth_gbs, 1.0, 1e6)?;
+        if let Some(t) = g.bf16_tflops {
+            check_number("bf16_tflops", t, 0.01, 1e6)?;
+        }
+        if let Some(t) = g.fp8_tflops {
+            check_number("fp8_tflops", t, 0.01, 1e6)?;
+        }
+        if let Some(l) = g.link_gbs {
+            check_number("link_gbs", l, 0.1, 1e5)?;
+        }
+        if let Some(p) = g.pcie_gen {
+            check_number("pcie_gen", f64::from(p), 1.0, 7.0)?;
+        }
+        if let Some(w) = g.tdp_w {
+            check_number("tdp_w", w, 1.0, 1e5)?;
+        }
+        check_number("year", f64::from(g.year), 1990.0, 2100.0)
+    };
+    run().map_err(with_id)
+}
+
+/// Every number of an offer within sense: a positive price, a discount below 100 %.
+fn validate_offer(o: &Offer) -> Result<(), (&'static str, String)> {
+    let gpu = crate::text::clean_prefix(&o.gpu, 60);
+    let with_gpu = |(field, m): (&'static str, String)| (field, format!("offer for '{gpu}': {m}"));
+    let run = || -> Result<(), (&'static str, String)> {
+        check_number("price", o.price, 1e-6, 1e9)?;
+        if let Some(m) = o.price_max {
+            check_number("price_max", m, o.price, 1e9)?;
+        }
+        check_number("min_cards", f64::from(o.min_cards), 1.0, 1024.0)?;
+        if let Some(d) = o.min_term_days {
+            check_number("min_term_days", f64::from(d), 0.0, 3650.0)?;
+        }
+        for d in &o.discounts {
+            check_number("cards", f64::from(d.cards), 1.0, 1024.0)?;
+            check_number("discount", d.discount, 0.0, 0.9)?;
+        }
+        if !crate::engine::gpu::CURRENCIES
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(&o.currency))
+        {
+            return Err((
+                "currency",
+                format!(
+                    "currency '{}' has no exchange rate (use {})",
+                    crate::text::clean_prefix(&o.currency, 20),
+                    crate::engine::gpu::CURRENCIES.join(" or ")
+                ),
+            ));
+        }
+        Ok(())
+    };
+    run().map_err(with_gpu)
+}
+
+/// Up to three candidates: those containing the wanted text, then the nearest by edit
+/// distance. Only for inputs of a name's length: the edit distance is quadratic, and a
+/// pasted megabyte is no typo.
 pub fn suggest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    if wanted.len() > 64 {
+        return Vec::new();
+    }
     let w = wanted.to_ascii_lowercase();
     let mut scored: Vec<(usize, &str)> = candidates
         .map(|c| {

@@ -13,7 +13,9 @@ use crate::engine::{
 };
 
 use crate::engine::fit::SortBy;
-use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
+use crate::engine::scenario::{
+    LoraTargets, Offload, Optimizer, Range, Rent, Split, TrainingPrecision, ranges,
+};
 
 /// A switch spelled `on` or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +72,25 @@ impl From<crate::catalog::FileError> for CliError {
     }
 }
 
+/// Parse a whole number of a knob, checked against the knob's one range (a negative or
+/// fractional value is told the range, not "unexpected argument").
+pub fn whole<T>(range: Range) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64>,
+{
+    move |text: &str| {
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{}' is not a number", crate::text::clean_prefix(text, 30)))?;
+        range.check(value).map_err(|e| e.message)?;
+        if value.fract() != 0.0 {
+            return Err(format!("--{} takes a whole number, got {value}", range.flag));
+        }
+        T::try_from(value as u64).map_err(|_| format!("--{} is out of range", range.flag))
+    }
+}
+
 /// Parse a [`Choice`] enum from its id, listing the valid ids in help and errors.
 pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
     let shown = T::ALL.iter().map(|v| clap::builder::PossibleValue::new(v.id()));
@@ -112,6 +133,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One scenario: the memory breakdown and the verdict for every card and combo.
+    // Negative numbers parse as values, so `--context -1` is told it must be positive.
+    #[command(allow_negative_numbers = true)]
     Plan(Box<PlanArgs>),
     /// The GPU Rent Hub guide's lookup table (model size × method → cheapest card, a single
     /// card first as the guide picks), computed by the quick rules.
@@ -133,7 +156,8 @@ pub enum Command {
     Accuracy,
     /// Draw the planner's named states to SVG files (regenerates screenshots/).
     Screenshots {
-        /// Folder to write into.
+        /// Folder to write into (relative to the current directory; the first line of
+        /// output says where).
         #[arg(default_value = "screenshots")]
         dir: PathBuf,
     },
@@ -153,10 +177,10 @@ pub struct PlanArgs {
     #[arg(long, value_parser = choice::<KvPrecision>(), default_value = "fp16")]
     pub kv: KvPrecision,
     /// Context length (inference) or sequence length (training) in tokens [default: 8192, 2048 for training].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_CONTEXT))]
+    #[arg(long, value_parser = whole::<u64>(ranges::CONTEXT))]
     pub context: Option<u64>,
     /// Sequences per batch.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_BATCH))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u64>(ranges::BATCH))]
     pub batch: u64,
     /// Only this card (and its combos).
     #[arg(long, value_name = "ID")]
@@ -166,7 +190,7 @@ pub struct PlanArgs {
     #[arg(long, value_parser = choice::<Convention>(), default_value = "calibrated")]
     pub convention: Convention,
     /// LoRA/QLoRA adapter rank.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_LORA_RANK))]
+    #[arg(long, default_value_t = 16, value_parser = whole::<u64>(ranges::LORA_RANK))]
     pub lora_rank: u64,
     /// Linear layers that carry adapters.
     #[arg(long, value_parser = choice::<LoraTargets>(), default_value = "attention")]
@@ -189,14 +213,14 @@ pub struct PlanArgs {
     #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
     pub fused_ce: OnOff,
     /// ZeRO stage across the cards of a combo (3 = FSDP full shard).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=3))]
+    #[arg(long, default_value_t = 3, value_parser = whole::<u8>(ranges::ZERO))]
     pub zero: u8,
     /// Move optimizer states (or parameters too) to host memory.
     #[arg(long, value_parser = choice::<Offload>(), default_value = "none")]
     pub offload: Offload,
     /// Plan for this many cards: the breakdown and `total_bytes` are per card, and only
     /// combos of this size are judged.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::engine::scenario::MAX_CARDS as i64))]
+    #[arg(long, value_parser = whole::<u32>(ranges::CARDS))]
     pub cards: Option<u32>,
     /// Serving engine's share of each card's memory (vLLM gpu_memory_utilization).
     #[arg(long, default_value_t = 0.9)]
@@ -205,7 +229,7 @@ pub struct PlanArgs {
     #[arg(long, value_parser = choice::<Split>(), default_value = "tensor")]
     pub split: Split,
     /// Prompt tokens per request, for the time to first token.
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=crate::engine::scenario::MAX_CONTEXT))]
+    #[arg(long, default_value_t = 1024, value_parser = whole::<u64>(ranges::PROMPT))]
     pub prompt: u64,
     /// Network between nodes of 8 cards, in Gb/s (multi-node training).
     #[arg(long, default_value_t = 400.0)]
@@ -214,9 +238,9 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 720.0)]
     pub hours: f64,
     /// Training tokens per epoch: adds the time and cost to finish to every option.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::TRAIN_TOKENS))]
     pub train_tokens: Option<u64>,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u32>(ranges::EPOCHS))]
     pub epochs: u32,
     /// Share of peak dense compute the training run sustains (MFU).
     #[arg(long, default_value_t = 0.4)]
@@ -329,7 +353,8 @@ pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError>
         format!(" Did you mean: {}?", near.join(", "))
     };
     Err(CliError(format!(
-        "unknown model '{wanted}'.{hint} `vramfit models` lists the catalog; a path to a config.json also works."
+        "unknown model '{}'.{hint} `vramfit models` lists the catalog; a path to a config.json also works.",
+        crate::text::clean_prefix(wanted, 60)
     )))
 }
 
@@ -342,7 +367,8 @@ fn resolve_gpu(catalog: &Catalog, wanted: &str) -> Result<usize, CliError> {
             format!(" Did you mean: {}?", near.join(", "))
         };
         CliError(format!(
-            "unknown gpu '{wanted}'.{hint} `vramfit gpus` lists the catalog."
+            "unknown gpu '{}'.{hint} `vramfit gpus` lists the catalog.",
+            crate::text::clean_prefix(wanted, 60)
         ))
     })
 }
@@ -435,6 +461,15 @@ pub fn run(
                 .map_err(io)?;
         }
         Command::Screenshots { dir } => {
+            // Say where, before writing: the default folder is relative to where you stand.
+            let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+            writeln!(
+                out,
+                "writing {} screenshots (SVG) into {}",
+                crate::tui::states::STATES.len(),
+                shown.display()
+            )
+            .map_err(io)?;
             for (file, about) in write_screenshots(dir)? {
                 writeln!(out, "{file}  {about}").map_err(io)?;
             }

@@ -301,3 +301,90 @@ impl Model {
         self.arch.moe.is_some()
     }
 }
+
+/// The largest parameter count a shape may have (a thousand times the largest models):
+/// beyond it the integer counts could overflow, and no such model exists.
+pub const MAX_PARAMS: f64 = 1e15;
+
+/// A shape the memory model cannot size, with the field to blame (as a catalog or
+/// config.json names it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+fn in_range(field: &'static str, value: u64, lo: u64, hi: u64) -> Result<(), ShapeError> {
+    if (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(ShapeError {
+            field,
+            message: format!("'{field}' must be between {lo} and {hi}, got {value}"),
+        })
+    }
+}
+
+impl Architecture {
+    /// Every dimension in a range a real network has, and the whole shape under
+    /// [`MAX_PARAMS`]: a shape that passes has a positive, finite, exact parameter count
+    /// and a positive KV cache. The one check catalogs and config.json imports share.
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        in_range("hidden", self.hidden, 1, 1 << 20)?;
+        in_range("intermediate", self.intermediate, 1, 1 << 24)?;
+        in_range("layers", self.layers, 1, 10_000)?;
+        in_range("heads", self.heads, 1, 1 << 16)?;
+        in_range("kv_heads", self.kv_heads, 1, self.heads)?;
+        in_range("head_dim", self.head_dim, 1, 1 << 16)?;
+        in_range("vocab", self.vocab, 1, 1 << 24)?;
+        in_range("norms_per_layer", self.norms_per_layer, 0, 16)?;
+        in_range("position_embeddings", self.position_embeddings, 0, 1 << 24)?;
+        if let Some(w) = &self.sliding_window {
+            in_range("sliding_window", w.window, 1, 1 << 30)?;
+            in_range("global_every", w.global_every, 0, self.layers.max(1))?;
+        }
+        if let Some(m) = &self.moe {
+            in_range("experts", m.experts, 1, 1 << 16)?;
+            in_range("active", m.active, 1, m.experts)?;
+            in_range("shared", m.shared, 0, 1 << 10)?;
+            in_range("expert_intermediate", m.expert_intermediate, 1, 1 << 24)?;
+            if let Some(s) = m.shared_intermediate {
+                in_range("shared_intermediate", s, 1, 1 << 24)?;
+            }
+            in_range("first_dense_layers", m.first_dense_layers, 0, self.layers)?;
+        }
+        if let Some(m) = &self.mla {
+            in_range("q_lora_rank", m.q_lora_rank, 0, 1 << 20)?;
+            in_range("kv_lora_rank", m.kv_lora_rank, 1, 1 << 20)?;
+            in_range("qk_rope_head_dim", m.qk_rope_head_dim, 1, 1 << 16)?;
+            in_range("qk_nope_head_dim", m.qk_nope_head_dim, 0, 1 << 16)?;
+            in_range("v_head_dim", m.v_head_dim, 1, 1 << 16)?;
+        }
+        // The count in floating point first: it cannot overflow, and bounds the integers.
+        let f = |v: u64| v as f64;
+        let attention = f(self.hidden) * f(self.heads + 2 * self.kv_heads) * f(self.head_dim) * 2.0;
+        let mlp = match &self.moe {
+            Some(m) => 3.0 * f(self.hidden) * f(m.expert_intermediate) * f(m.experts + m.shared),
+            None => 3.0 * f(self.hidden) * f(self.intermediate),
+        } + 3.0 * f(self.hidden) * f(self.intermediate);
+        // An upper bound on MLA's projections: every latent and head width against the
+        // hidden size, once per head.
+        let mla = self.mla.as_ref().map_or(0.0, |m| {
+            let widths =
+                m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim + m.qk_nope_head_dim + m.v_head_dim;
+            f(self.hidden) * f(widths) * f(self.heads)
+        });
+        let estimate = f(self.layers) * (attention + mlp + mla)
+            + 2.0 * f(self.vocab) * f(self.hidden)
+            + f(self.position_embeddings) * f(self.hidden);
+        if !estimate.is_finite() || estimate >= MAX_PARAMS {
+            return Err(ShapeError {
+                field: "layers",
+                message: format!(
+                    "this shape has about {estimate:.2e} parameters, over the {MAX_PARAMS:.0e} a model can have"
+                ),
+            });
+        }
+        Ok(())
+    }
+}

@@ -354,6 +354,170 @@ pub const MAX_BATCH: u64 = 1 << 20;
 pub const MAX_LORA_RANK: u64 = 65_536;
 pub const MAX_CARDS: u32 = 4096;
 
+/// A number outside its knob's range, with the knob's flag (= plan file key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnobError {
+    pub flag: &'static str,
+    pub message: String,
+}
+
+/// The valid range of one numeric knob: the one place the CLI, plan files and the
+/// planner's steps take it from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Range {
+    /// The CLI flag without dashes, also the plan file's key.
+    pub flag: &'static str,
+    pub lo: f64,
+    pub hi: f64,
+    /// The unit or kind of number, for the message.
+    pub unit: &'static str,
+}
+
+impl Range {
+    pub fn check(&self, value: f64) -> Result<(), KnobError> {
+        if value.is_finite() && (self.lo..=self.hi).contains(&value) {
+            return Ok(());
+        }
+        let unit = if self.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.unit)
+        };
+        Err(KnobError {
+            flag: self.flag,
+            message: format!(
+                "--{} must be between {} and {}{unit}, got {}",
+                self.flag,
+                super::units::plain_number(self.lo),
+                super::units::plain_number(self.hi),
+                super::units::plain_number(value),
+            ),
+        })
+    }
+
+    /// `value` moved into the range (the planner's steps never leave it).
+    pub fn clamp(&self, value: f64) -> f64 {
+        if value.is_nan() {
+            self.lo
+        } else {
+            value.clamp(self.lo, self.hi)
+        }
+    }
+}
+
+/// Every numeric knob's range.
+pub mod ranges {
+    use super::{MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
+
+    pub const CONTEXT: Range = Range {
+        flag: "context",
+        lo: 1.0,
+        hi: MAX_CONTEXT as f64,
+        unit: "tokens",
+    };
+    pub const BATCH: Range = Range {
+        flag: "batch",
+        lo: 1.0,
+        hi: MAX_BATCH as f64,
+        unit: "sequences",
+    };
+    pub const LORA_RANK: Range = Range {
+        flag: "lora-rank",
+        lo: 1.0,
+        hi: MAX_LORA_RANK as f64,
+        unit: "",
+    };
+    /// A safety margin as a fraction of the requirement (30–50 % is usual).
+    pub const MARGIN: Range = Range {
+        flag: "margin",
+        lo: 0.0,
+        hi: 10.0,
+        unit: "(a fraction)",
+    };
+    pub const ZERO: Range = Range {
+        flag: "zero",
+        lo: 0.0,
+        hi: 3.0,
+        unit: "",
+    };
+    pub const CARDS: Range = Range {
+        flag: "cards",
+        lo: 1.0,
+        hi: MAX_CARDS as f64,
+        unit: "cards",
+    };
+    /// An hour (billing is hourly at best) to ten years.
+    pub const HOURS: Range = Range {
+        flag: "hours",
+        lo: 1.0,
+        hi: 87_600.0,
+        unit: "hours",
+    };
+    /// Sustained share of peak compute (MFU): 1 % to 100 %.
+    pub const UTILIZATION: Range = Range {
+        flag: "utilization",
+        lo: 0.01,
+        hi: 1.0,
+        unit: "(a fraction)",
+    };
+    pub const EPOCHS: Range = Range {
+        flag: "epochs",
+        lo: 1.0,
+        hi: 1000.0,
+        unit: "",
+    };
+    pub const TRAIN_TOKENS: Range = Range {
+        flag: "train-tokens",
+        lo: 1.0,
+        hi: 1e15,
+        unit: "tokens",
+    };
+    pub const USD_CNY: Range = Range {
+        flag: "usd-cny",
+        lo: 0.1,
+        hi: 100.0,
+        unit: "CNY per USD",
+    };
+    pub const PROMPT: Range = Range {
+        flag: "prompt",
+        lo: 1.0,
+        hi: MAX_CONTEXT as f64,
+        unit: "tokens",
+    };
+    /// Between nodes: 1 Gb/s to 100 Tb/s.
+    pub const NETWORK_GBPS: Range = Range {
+        flag: "network-gbps",
+        lo: 1.0,
+        hi: 100_000.0,
+        unit: "Gb/s",
+    };
+    /// A serving engine's share of each card.
+    pub const GPU_UTIL: Range = Range {
+        flag: "gpu-util",
+        lo: 0.05,
+        hi: 1.0,
+        unit: "(a fraction)",
+    };
+
+    /// All of them, for tests and documentation.
+    pub const ALL: &[Range] = &[
+        CONTEXT,
+        BATCH,
+        LORA_RANK,
+        MARGIN,
+        ZERO,
+        CARDS,
+        HOURS,
+        UTILIZATION,
+        EPOCHS,
+        TRAIN_TOKENS,
+        USD_CNY,
+        PROMPT,
+        NETWORK_GBPS,
+        GPU_UTIL,
+    ];
+}
+
 impl Scenario {
     /// Seed 003's inference setting: BF16 weights, FP16 cache, 8,192 tokens, batch 1.
     pub fn seed_inference(weights: WeightPrecision) -> Self {
@@ -402,86 +566,51 @@ impl Scenario {
         }
     }
 
-    /// Reject combinations that describe no real run, with a message naming the fix.
+    /// Reject numbers out of range and combinations that describe no real run, with a
+    /// message naming the flag (the plan file's key) and the fix.
     pub fn validate(&self) -> Result<(), String> {
-        if self.context == 0 || self.context > MAX_CONTEXT {
-            return Err(format!(
-                "context must be between 1 and {MAX_CONTEXT} tokens, got {}",
-                self.context
-            ));
-        }
-        if self.batch == 0 || self.batch > MAX_BATCH {
-            return Err(format!(
-                "batch must be between 1 and {MAX_BATCH}, got {}",
-                self.batch
-            ));
-        }
-        if self.lora_rank == 0 || self.lora_rank > MAX_LORA_RANK {
-            return Err(format!(
-                "LoRA rank must be between 1 and {MAX_LORA_RANK}, got {}",
-                self.lora_rank
-            ));
-        }
-        if let TightRule::Margin(m) = self.tight_rule
-            && !(0.0..=10.0).contains(&m)
-        {
-            return Err(format!(
-                "safety margin must be between 0 and 10 (a fraction), got {m}"
-            ));
-        }
-        if self.zero > 3 {
-            return Err(format!("ZeRO stage must be 0, 1, 2 or 3, got {}", self.zero));
-        }
-        if self.cards == 0 || self.cards > MAX_CARDS {
-            return Err(format!(
-                "cards must be between 1 and {MAX_CARDS}, got {}",
-                self.cards
-            ));
-        }
+        self.check().map_err(|e| e.message)
+    }
+
+    /// As [`Scenario::validate`], keeping the flag apart (plan files point at its line).
+    pub fn check(&self) -> Result<(), KnobError> {
+        use ranges::*;
         let r = &self.rent;
-        if !(r.hours > 0.0 && r.hours <= 24.0 * 365.0 * 10.0) {
-            return Err(format!("hours must be between 1 and ten years, got {}", r.hours));
+        CONTEXT.check(self.context as f64)?;
+        BATCH.check(self.batch as f64)?;
+        LORA_RANK.check(self.lora_rank as f64)?;
+        if let TightRule::Margin(m) = self.tight_rule {
+            MARGIN.check(m)?;
         }
-        if !(r.utilization > 0.0 && r.utilization <= 1.0) {
-            return Err(format!(
-                "utilization must be a fraction in (0, 1], got {}",
-                r.utilization
-            ));
+        ZERO.check(f64::from(self.zero))?;
+        CARDS.check(f64::from(self.cards))?;
+        HOURS.check(r.hours)?;
+        UTILIZATION.check(r.utilization)?;
+        EPOCHS.check(f64::from(r.epochs))?;
+        if let Some(t) = r.train_tokens {
+            TRAIN_TOKENS.check(t as f64)?;
         }
-        if r.epochs == 0 || r.epochs > 1000 {
-            return Err(format!("epochs must be between 1 and 1000, got {}", r.epochs));
-        }
-        if !(r.rates.usd_cny > 0.0 && r.rates.usd_cny < 1000.0) {
-            return Err(format!(
-                "the USD→CNY rate must be positive, got {}",
-                r.rates.usd_cny
-            ));
-        }
+        USD_CNY.check(r.rates.usd_cny)?;
         if !CURRENCIES.contains(&r.display_currency.as_str()) {
-            return Err(format!(
-                "currency must be one of {}, got {}",
-                CURRENCIES.join(", "),
-                r.display_currency
-            ));
+            return Err(KnobError {
+                flag: "currency",
+                message: format!(
+                    "currency must be one of {}, got {}",
+                    CURRENCIES.join(", "),
+                    crate::text::clean_prefix(&r.display_currency, 20)
+                ),
+            });
         }
-        if self.prompt == 0 || self.prompt > MAX_CONTEXT {
-            return Err(format!(
-                "prompt must be between 1 and {MAX_CONTEXT} tokens, got {}",
-                self.prompt
-            ));
-        }
-        if !(self.network_gbps > 0.0 && self.network_gbps < 1e6) {
-            return Err(format!(
-                "network must be a positive speed in Gb/s, got {}",
-                self.network_gbps
-            ));
-        }
-        if !(self.gpu_util > 0.0 && self.gpu_util <= 1.0) {
-            return Err(format!(
-                "gpu-util must be a fraction in (0, 1], got {}",
-                self.gpu_util
-            ));
-        }
+        PROMPT.check(self.prompt as f64)?;
+        NETWORK_GBPS.check(self.network_gbps)?;
+        GPU_UTIL.check(self.gpu_util)?;
+        self.check_combination().map_err(|message| KnobError {
+            flag: "weights",
+            message,
+        })
+    }
+
+    fn check_combination(&self) -> Result<(), String> {
         if self.method.is_training() && self.weights.is_gguf() {
             return Err(format!(
                 "{} is a llama.cpp inference format; training needs bf16/fp16/fp32 (or nf4 for QLoRA)",

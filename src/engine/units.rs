@@ -61,6 +61,17 @@ pub fn group_thousands(n: i64) -> String {
     out
 }
 
+/// A limit as people write it: whole numbers without decimals ("16777216"), fractions as
+/// they are ("0.05"), very large ones in powers of ten ("1e15").
+pub fn plain_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e12 {
+        format!("{v:.0}")
+    } else {
+        // Debug is the shortest exact form: 0.5, 5e-324, 1e20, NaN.
+        format!("{v:?}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

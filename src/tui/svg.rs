@@ -81,8 +81,15 @@ fn indexed(i: u8) -> String {
     }
 }
 
+/// XML text: the three markup characters escaped, control characters (invalid in XML 1.0,
+/// and never meant to be drawn) replaced by U+FFFD.
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.chars()
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect::<String>()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// The buffer as an SVG document. `fg`/`bg` stand for the terminal's own colours.

@@ -113,7 +113,8 @@ impl Theme {
         let path = Path::new(spec);
         if spec.ends_with(".toml") || path.is_file() {
             let shown = path.display().to_string();
-            let source = std::fs::read_to_string(path).map_err(|e| FileError::new(&shown, e.to_string()))?;
+            let source = crate::files::read_text(path, crate::files::MAX_TOML_BYTES)
+                .map_err(|e| FileError::new(&shown, e))?;
             let stem = path
                 .file_stem()
                 .and_then(|s| s.to_str())
@@ -125,12 +126,32 @@ impl Theme {
     }
 }
 
+/// A theme's name: letters, digits, `-` and `_` only, so it can never reach outside the
+/// themes folder (`extends = "../../etc/x"` or an absolute path are refused).
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 fn resolve_name(name: &str, user_dir: Option<&Path>, depth: u8) -> Result<Theme, FileError> {
+    if !is_plain_name(name) {
+        return Err(FileError::new(
+            crate::text::clean_prefix(name, 60),
+            format!(
+                "a theme is named by letters, digits, '-' and '_' (a built-in: {}, or one in the themes folder)",
+                Theme::names().join(", ")
+            ),
+        ));
+    }
     if let Some(dir) = user_dir {
         let path = dir.join(format!("{name}.toml"));
         if path.is_file() {
             let shown = path.display().to_string();
-            let source = std::fs::read_to_string(&path).map_err(|e| FileError::new(&shown, e.to_string()))?;
+            let source = crate::files::read_text(&path, crate::files::MAX_TOML_BYTES)
+                .map_err(|e| FileError::new(&shown, e))?;
             return resolve_source(name, &shown, &source, user_dir, depth);
         }
     }
@@ -155,6 +176,14 @@ fn resolve_source(
 ) -> Result<Theme, FileError> {
     let parsed: ThemeFile = toml::from_str(source).map_err(|e| FileError::from_toml(file, source, &e))?;
     let base = match &parsed.extends {
+        Some(parent) if !is_plain_name(parent) => {
+            return Err(at_field(
+                file,
+                source,
+                "extends",
+                "extends names a built-in theme or one in the themes folder, not a path".into(),
+            ));
+        }
         Some(parent) if depth < 4 => Some(resolve_name(parent, user_dir, depth + 1)?),
         Some(_) => {
             return Err(FileError::new(
@@ -164,10 +193,37 @@ fn resolve_source(
         }
         None => None,
     };
-    complete(name, file, parsed, base)
+    complete(name, file, source, parsed, base)
 }
 
-fn complete(name: &str, file: &str, f: ThemeFile, base: Option<Theme>) -> Result<Theme, FileError> {
+/// An error at the first `field =` of the theme's text (the file's start if not written).
+fn at_field(file: &str, source: &str, field: &str, message: String) -> FileError {
+    let offset = source
+        .match_indices(field)
+        .find(|(i, _)| {
+            source[i + field.len()..]
+                .trim_start()
+                .starts_with(['=', '.', ']'])
+        })
+        .map_or(0, |(i, _)| i);
+    FileError::at_offset(file, source, offset, message)
+}
+
+/// A bar glyph: one printable character one cell wide (no control character can reach
+/// the terminal or an SVG through a theme).
+fn is_glyph(symbol: &str) -> bool {
+    let mut chars = symbol.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if !c.is_control())
+        && ratatui::text::Span::raw(symbol).width() == 1
+}
+
+fn complete(
+    name: &str,
+    file: &str,
+    source: &str,
+    f: ThemeFile,
+    base: Option<Theme>,
+) -> Result<Theme, FileError> {
     let missing = |field: &str| FileError::new(file, format!("theme lacks '{field}' and extends no theme"));
     macro_rules! pick {
         ($field:ident) => {
@@ -203,11 +259,21 @@ fn complete(name: &str, file: &str, f: ThemeFile, base: Option<Theme>) -> Result
         seg(f.bar.adapter, SegmentKind::Adapter)?,
         seg(f.bar.overhead, SegmentKind::Overhead)?,
     ];
-    for (look, kind) in segments.iter().zip(SegmentKind::ALL) {
-        if look.symbol.chars().count() != 1 {
-            return Err(FileError::new(
+    let free: SegmentLook = bar_pick!(free);
+    let looks = segments
+        .iter()
+        .zip(SegmentKind::ALL.iter().map(|k| k.id()))
+        .chain([(&free, "free")]);
+    for (look, id) in looks {
+        if !is_glyph(&look.symbol) {
+            return Err(at_field(
                 file,
-                format!("bar.{}.symbol must be one character", kind.id()),
+                source,
+                id,
+                format!(
+                    "bar.{id}.symbol must be one printable character one cell wide, got {:?}",
+                    crate::text::clean_prefix(&look.symbol, 8)
+                ),
             ));
         }
     }
@@ -228,7 +294,7 @@ fn complete(name: &str, file: &str, f: ThemeFile, base: Option<Theme>) -> Result
         preview_fg: pick!(preview_fg),
         preview_bg: pick!(preview_bg),
         segments,
-        free: bar_pick!(free),
+        free,
         overflow: bar_pick!(overflow),
         capacity: bar_pick!(capacity),
         margin: bar_pick!(margin),
