@@ -327,3 +327,43 @@ fn a_plan_for_an_imported_model_saves_its_path() {
     let (file, _, _) = vramfit::planfile::PlanFile::load(&saved).unwrap();
     assert_eq!(file.model, path);
 }
+
+#[test]
+fn every_planner_step_lies_in_the_knobs_one_range() {
+    use vramfit::engine::scenario::ranges;
+    use vramfit::tui::app::*;
+    let whole = |steps: &[u64], r: vramfit::engine::scenario::Range| {
+        for s in steps.iter().filter(|s| **s > 0) {
+            assert!(r.check(*s as f64).is_ok(), "{} step {s}", r.flag);
+        }
+    };
+    whole(CONTEXT_STEPS, ranges::CONTEXT);
+    whole(CONTEXT_STEPS, ranges::PROMPT);
+    whole(BATCH_STEPS, ranges::BATCH);
+    whole(RANK_STEPS, ranges::LORA_RANK);
+    whole(CARD_STEPS, ranges::CARDS);
+    whole(HOUR_STEPS, ranges::HOURS);
+    whole(EPOCH_STEPS, ranges::EPOCHS);
+    whole(TRAIN_TOKEN_STEPS, ranges::TRAIN_TOKENS);
+    for u in UTILIZATION_STEPS {
+        assert!(ranges::UTILIZATION.check(*u as f64 / 100.0).is_ok());
+    }
+    for u in GPU_UTIL_STEPS {
+        assert!(ranges::GPU_UTIL.check(*u).is_ok());
+    }
+    // Stepping down from the bottom of a range stays in it.
+    let mut app = fresh_app("default");
+    let mut sc = app.scenario.clone();
+    sc.method = Method::Lora;
+    sc.rent.hours = 1.0;
+    sc.rent.utilization = 0.01;
+    sc.rent.train_tokens = Some(1_000_000);
+    app.set_scenario(sc);
+    for _ in 0..3 {
+        app.change(Knob::Hours, false);
+        app.change(Knob::Utilization, false);
+    }
+    assert!(app.scenario.check().is_ok(), "{:?}", app.scenario.check());
+    assert_eq!(app.knob_value(Knob::Hours), "1 h (an hour)");
+    assert_eq!(app.knob_value(Knob::Utilization), "1 % of peak");
+}

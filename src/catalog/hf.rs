@@ -80,10 +80,9 @@ fn key_offset(source: &str, key: &str) -> Option<usize> {
 impl Fields<'_> {
     /// An error at `key`'s position in the file (or the file's when it is not written).
     fn error_at(&self, key: &str, message: String) -> FileError {
-        match key_offset(self.source, key) {
-            Some(at) => FileError::at_offset(self.file, self.source, at, message),
-            None => FileError::new(self.file, message),
-        }
+        // A key that is not written is missing from the object that starts the file.
+        let at = key_offset(self.source, key).unwrap_or_else(|| self.source.find('{').unwrap_or(0));
+        FileError::at_offset(self.file, self.source, at, message)
     }
 
     /// The first of `keys` the file writes (for positions), else the first.
@@ -119,8 +118,8 @@ impl Fields<'_> {
                 Err(self.error_at(key, format!("'{key}' must be positive")))
             }
             Some(v) => Ok(v),
-            None => Err(FileError::new(
-                self.file,
+            None => Err(self.error_at(
+                keys[0],
                 format!(
                     "missing '{}': the memory model needs it to size the network",
                     keys[0]
@@ -151,7 +150,12 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             .to_string(),
     })?;
     let Value::Object(root_map) = &root else {
-        return Err(FileError::new(file, "a config.json must be a JSON object"));
+        return Err(FileError::at_offset(
+            file,
+            source,
+            0,
+            "a config.json must be a JSON object",
+        ));
     };
     // Multimodal Gemma 3 keeps the language model in `text_config`.
     let map = match root_map.get("text_config") {

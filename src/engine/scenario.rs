@@ -610,6 +610,27 @@ impl Scenario {
         })
     }
 
+    /// Move every number into its knob's range (the planner's steps use this).
+    pub fn clamp_to_ranges(&mut self) {
+        use ranges::*;
+        let whole = |r: Range, v: u64| r.clamp(v as f64) as u64;
+        self.context = whole(CONTEXT, self.context);
+        self.batch = whole(BATCH, self.batch);
+        self.lora_rank = whole(LORA_RANK, self.lora_rank);
+        self.cards = whole(CARDS, u64::from(self.cards)) as u32;
+        self.prompt = whole(PROMPT, self.prompt);
+        self.gpu_util = GPU_UTIL.clamp(self.gpu_util);
+        self.network_gbps = NETWORK_GBPS.clamp(self.network_gbps);
+        let r = &mut self.rent;
+        r.hours = HOURS.clamp(r.hours);
+        r.utilization = UTILIZATION.clamp(r.utilization);
+        r.epochs = whole(EPOCHS, u64::from(r.epochs)) as u32;
+        r.rates.usd_cny = USD_CNY.clamp(r.rates.usd_cny);
+        if let TightRule::Margin(m) = self.tight_rule {
+            self.tight_rule = TightRule::Margin(MARGIN.clamp(m));
+        }
+    }
+
     fn check_combination(&self) -> Result<(), String> {
         if self.method.is_training() && self.weights.is_gguf() {
             return Err(format!(

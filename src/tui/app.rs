@@ -864,6 +864,8 @@ impl App {
                 sc.tight_rule = TIGHT_RULES[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
             }
         }
+        // A step never leaves a knob's range (the one the CLI and plan files check).
+        sc.clamp_to_ranges();
         self.recompute();
     }
 

@@ -103,6 +103,11 @@ impl Theme {
         resolve_name(name, None, 0)
     }
 
+    /// A theme from its TOML text (`extends` resolves among the built-ins only).
+    pub fn parse(file: &str, source: &str) -> Result<Theme, FileError> {
+        resolve_source(file, file, source, None, 0)
+    }
+
     pub fn names() -> Vec<&'static str> {
         EMBEDDED.iter().map(|(n, _)| *n).collect()
     }
@@ -186,9 +191,11 @@ fn resolve_source(
         }
         Some(parent) if depth < 4 => Some(resolve_name(parent, user_dir, depth + 1)?),
         Some(_) => {
-            return Err(FileError::new(
+            return Err(at_field(
                 file,
-                "themes extend each other too deeply (a cycle?)",
+                source,
+                "extends",
+                "themes extend each other too deeply (a cycle?)".into(),
             ));
         }
         None => None,
@@ -224,7 +231,14 @@ fn complete(
     f: ThemeFile,
     base: Option<Theme>,
 ) -> Result<Theme, FileError> {
-    let missing = |field: &str| FileError::new(file, format!("theme lacks '{field}' and extends no theme"));
+    let missing = |field: &str| {
+        FileError::at_offset(
+            file,
+            source,
+            0,
+            format!("theme lacks '{field}' and extends no theme"),
+        )
+    };
     macro_rules! pick {
         ($field:ident) => {
             match (f.$field, &base) {
