@@ -205,23 +205,34 @@ fn discount() -> impl Strategy<Value = String> {
     ]
 }
 
+fn visible_bytes() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => (1e9f64..1e12).prop_map(|f| format!("{f:.0}")),
+        1 => Just("nan".to_string()),
+        1 => Just("-5".to_string()),
+        1 => Just("1e20".to_string()),
+    ]
+}
+
 fn catalog_strategy() -> impl Strategy<Value = String> {
     (
-        proptest::collection::vec(toml_number(), 8),
+        proptest::collection::vec(toml_number(), 7),
+        visible_bytes(),
         proptest::collection::vec(discount(), 2),
         0u8..8,
         any::<bool>(),
     )
-        .prop_map(|(mut n, d, pcie, ecc)| {
-            n.extend(d);
+        .prop_map(|(n, visible, d, pcie, ecc)| {
+            // TOML's own escape: the name reaches the catalog holding a real ESC.
+            let name = if ecc { "\\u001b[31m" } else { "" };
             format!(
                 r#"[[gpu]]
 id = "fuzz"
-name = "Fuzz{}"
+name = "Fuzz{name}"
 vendor = "X"
 architecture = "X"
 memory_gb = {}
-memory_visible_bytes = {}e9
+memory_visible_bytes = {visible}
 memory_type = "X"
 bandwidth_gbs = {}
 bf16_tflops = {}
@@ -243,17 +254,7 @@ per = "month"
 min_term_days = 7
 discounts = [{{ cards = 2, discount = {} }}, {{ cards = 4, discount = {} }}]
 "#,
-                if ecc { "\u{1b}[31m" } else { "" },
-                n[0],
-                format!("{}e9", n[1]),
-                n[2],
-                n[3],
-                n[4],
-                n[5],
-                n[6],
-                n[7],
-                n[8],
-                n[9]
+                n[0], n[1], n[2], n[3], n[4], n[5], n[6], d[0], d[1]
             )
         })
 }
