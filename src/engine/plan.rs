@@ -15,9 +15,11 @@ pub struct Plan {
     pub params: ParamCount,
     /// KV bytes per token at full attention in the scenario's cache format.
     pub kv_bytes_per_token: f64,
-    /// The breakdown on `scenario.cards` cards (per card).
+    /// The breakdown on `cards` cards (per card).
     pub breakdown: Breakdown,
-    /// What ONE card holds for every card count considered: the calibrated breakdown
+    /// The scenario's own card count.
+    pub cards: u32,
+    /// What ONE card holds for every other card count considered: the calibrated breakdown
     /// re-planned for the count (sharded state, split weights, copied KV heads), or under
     /// the quick rules an equal share of the whole.
     pub per_count: Vec<(u32, Breakdown)>,
@@ -32,6 +34,9 @@ impl Plan {
 
     /// What one card of a `count`-card option holds, segment by segment.
     pub fn breakdown_for(&self, count: u32) -> &Breakdown {
+        if count == self.cards {
+            return &self.breakdown;
+        }
         self.per_count
             .iter()
             .find(|(n, _)| *n == count)
@@ -92,8 +97,16 @@ fn per_card_breakdown(model: &Model, scenario: &Scenario, whole: &Breakdown, cou
 
 /// What one of `count` cards holds under `scenario` (for views that compare conventions).
 pub fn breakdown_on(model: &Model, scenario: &Scenario, count: u32) -> Breakdown {
-    let whole = memory::breakdown(model, scenario);
-    per_card_breakdown(model, scenario, &whole, count)
+    match scenario.convention {
+        Convention::Calibrated => memory::breakdown(
+            model,
+            &Scenario {
+                cards: count,
+                ..scenario.clone()
+            },
+        ),
+        Convention::Seed => per_card_breakdown(model, scenario, &memory::breakdown(model, scenario), count),
+    }
 }
 
 /// The card counts a plan considers: one card and 2/4/8-card combos, and for calibrated
@@ -142,24 +155,20 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
     };
     let per_count: Vec<(u32, Breakdown)> = counts
         .iter()
+        .filter(|&&n| n != scenario.cards)
         .map(|&n| (n, per_card_breakdown(model, scenario, &whole, n)))
         .collect();
-    let needs: Vec<(u32, Need)> = per_count
-        .iter()
-        .map(|(n, b)| {
-            (
-                *n,
-                Need {
-                    per_card: b.total(),
-                    kv_per_card: b.get(SegmentKind::KvCache),
-                },
-            )
-        })
-        .collect();
-    let breakdown = per_count
-        .iter()
-        .find(|(n, _)| *n == scenario.cards)
-        .map_or(whole, |(_, b)| b.clone());
+    let breakdown = match scenario.convention {
+        Convention::Seed if scenario.cards > 1 => equal_share(&whole, scenario.cards),
+        _ => whole,
+    };
+    let need_of = |b: &Breakdown| Need {
+        per_card: b.total(),
+        kv_per_card: b.get(SegmentKind::KvCache),
+    };
+    let mut needs: Vec<(u32, Need)> = per_count.iter().map(|(n, b)| (*n, need_of(b))).collect();
+    needs.push((scenario.cards, need_of(&breakdown)));
+    needs.sort_by_key(|(n, _)| *n);
     let a = &model.arch;
     let work = breakdown.decode_bytes_per_token.map(|read| DecodeWork {
         weights_bytes: read - breakdown.decode_kv_bytes_per_sequence,
@@ -180,6 +189,7 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
         params: model.params(),
         kv_bytes_per_token: model.kv_bytes_per_token(scenario.kv.bytes_per_element()),
         breakdown,
+        cards: scenario.cards,
         per_count,
         options,
     }
