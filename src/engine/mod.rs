@@ -1,25 +1,28 @@
 //! The arithmetic: pure functions over plain data. No terminal, no files, no arguments.
 
+pub mod breakdown;
 pub mod calibrated;
 pub mod choice;
 pub mod decode;
 pub mod explain;
 pub mod fit;
 pub mod gpu;
+pub mod kv;
 pub mod lookup;
 pub mod memory;
 pub mod model;
 pub mod plan;
 pub mod precision;
+pub mod quick;
 pub mod renting;
 pub mod scenario;
 pub mod serving;
 pub mod units;
 
+pub use breakdown::{Breakdown, Segment, SegmentKind};
 pub use choice::Choice;
 pub use fit::{FitOption, Verdict};
 pub use gpu::{Gpu, Offer};
-pub use memory::{Breakdown, Segment, SegmentKind};
 pub use model::{Architecture, Model, ParamCount};
 pub use plan::{Plan, plan};
 pub use precision::{KvPrecision, WeightPrecision};

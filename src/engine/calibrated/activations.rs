@@ -1,0 +1,182 @@
+//! Activation memory: what each layer saves for its backward pass (training) and the
+//! working set of a prefill chunk (serving).
+
+use super::ACT;
+use crate::engine::breakdown::{Part, Segment, SegmentKind};
+use crate::engine::model::{Architecture, MlpKind, Model};
+use crate::engine::scenario::{LoraTargets, Method, Scenario, Split};
+use crate::engine::units::{format_gb, group_thousands};
+
+/// Tokens a serving engine prefills at once (vLLM's default chunk).
+pub const PREFILL_CHUNK_TOKENS: u64 = 8192;
+
+/// Bytes saved per token by one decoder layer for its backward pass, without recomputation.
+///
+/// Korthikanti et al. count 34·h (+5·a·s for the scores) for a GPT layer with a 4h MLP and
+/// dropout. Written out for a modern decoder (no dropout, 16-bit activations):
+/// each norm keeps its fp32 input and its normalized output (6·h); attention keeps the
+/// projection input, q, k, v and its output (2·h + 2·q + 4·kv + 2·q); a gated MLP keeps its
+/// input, gate, up, activation and product (2·h + 8·I), a plain one 2·h + 4·I; eager attention
+/// adds the 5·a·s score terms, flash attention only the fp32 log-sum-exp (4·a).
+pub fn layer_activation_bytes_per_token(a: &Architecture, sc: &Scenario) -> f64 {
+    let h = a.hidden as f64;
+    let norms = a.norms_per_layer as f64 * 6.0 * h;
+    let attention = ACT * h + ACT * a.q_width() as f64 * 2.0 + 2.0 * ACT * a.kv_width() as f64;
+    let mlp_one = |i: f64| match a.mlp {
+        MlpKind::Gated => ACT * h + 4.0 * ACT * i,
+        MlpKind::Plain => ACT * h + 2.0 * ACT * i,
+    };
+    let mlp = match &a.moe {
+        None => mlp_one(a.intermediate as f64),
+        Some(m) => (m.active + m.shared) as f64 * mlp_one(m.expert_intermediate as f64),
+    };
+    let scores = if sc.flash_attention {
+        4.0 * a.heads as f64
+    } else {
+        5.0 * a.heads as f64 * sc.context as f64
+    };
+    let lora = match sc.method {
+        Method::Lora | Method::Qlora => {
+            let targets = if sc.lora_targets == LoraTargets::All {
+                7.0
+            } else {
+                4.0
+            };
+            targets * ACT * sc.lora_rank as f64
+        }
+        _ => 0.0,
+    };
+    norms + attention + mlp + scores + lora
+}
+
+fn training_tokens(sc: &Scenario) -> f64 {
+    (sc.context * sc.batch) as f64
+}
+
+/// Activations of a training step, per card: every layer's saved tensors (or, with
+/// checkpointing, each layer's 16-bit input plus one layer recomputed), and the logits.
+pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
+    let a = &model.arch;
+    let tokens = training_tokens(sc);
+    let per_layer = layer_activation_bytes_per_token(a, sc) * tokens;
+    let layers = a.layers as f64;
+    let (stored, how) = if sc.checkpointing {
+        let inputs = ACT * a.hidden as f64 * tokens * layers;
+        (
+            inputs + per_layer,
+            format!(
+                "checkpointing: layer inputs 2·h·tokens·L = {} + one layer recomputed {}",
+                format_gb(inputs),
+                format_gb(per_layer)
+            ),
+        )
+    } else {
+        (
+            per_layer * layers,
+            format!("{} layers × {} each", a.layers, format_gb(per_layer)),
+        )
+    };
+    // The full logits tensor in fp32 and its gradient: b·s·V·(4 + 4) bytes, unless a fused
+    // or chunked cross-entropy never materializes it.
+    let logits = if sc.fused_ce {
+        0.0
+    } else {
+        tokens * a.vocab as f64 * 8.0
+    };
+    let formula = format!(
+        "{how}; per layer per token {} B ({}, {}); logits b·s·V·8 = {}{} (tokens {})",
+        layer_activation_bytes_per_token(a, sc).round(),
+        if sc.flash_attention {
+            "flash attention"
+        } else {
+            "eager attention 5·a·s"
+        },
+        match a.mlp {
+            MlpKind::Gated => "gated MLP 8·I",
+            MlpKind::Plain => "plain MLP 4·I",
+        },
+        format_gb(logits),
+        if sc.fused_ce { " (fused cross-entropy)" } else { "" },
+        group_thousands(tokens as i64)
+    );
+    Segment::from_parts(
+        SegmentKind::Activations,
+        vec![
+            Part {
+                name: "layers",
+                bytes: stored,
+            },
+            Part {
+                name: "logits",
+                bytes: logits,
+            },
+        ],
+        formula,
+    )
+}
+
+/// Serving: the working set of prefilling one chunk, plus last-token logits in fp32.
+pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
+    let a = &model.arch;
+    let chunk = (sc.context * sc.batch).min(PREFILL_CHUNK_TOKENS) as f64;
+    let h = a.hidden as f64;
+    let i = match &a.moe {
+        None => a.intermediate as f64,
+        Some(m) => (m.active + m.shared) as f64 * m.expert_intermediate as f64,
+    };
+    // Residual and normed hidden states, q/k/v and the attention output, the MLP's fused
+    // gate-up output and its activation.
+    let per_token = ACT * (2.0 * h + a.q_width() as f64 * 2.0 + 2.0 * a.kv_width() as f64 + 3.0 * i);
+    let logits = sc.batch as f64 * a.vocab as f64 * 4.0;
+    // Tensor parallel divides the working set over the cards; a layer split runs whole
+    // layers on each card in turn.
+    let cards = if sc.split == Split::Tensor {
+        f64::from(sc.cards.max(1))
+    } else {
+        1.0
+    };
+    // Eager attention materializes one layer's scores for the chunk against the whole
+    // context: 5·a bytes per pair (Korthikanti's term); flash attention never does.
+    // Each query of the chunk attends to at most `context` keys (its own sequence).
+    let scores = if sc.flash_attention {
+        0.0
+    } else {
+        5.0 * a.heads as f64 * chunk * sc.context as f64
+    };
+    let prefill = chunk * per_token / cards;
+    let bytes = prefill + scores / cards + logits;
+    Segment::from_parts(
+        SegmentKind::Activations,
+        vec![
+            Part {
+                name: "prefill",
+                bytes: prefill,
+            },
+            Part {
+                name: "attention_scores",
+                bytes: scores / cards,
+            },
+            Part {
+                name: "logits",
+                bytes: logits,
+            },
+        ],
+        format!(
+            "prefill chunk {} tokens × {} B/token{}{} + logits {} × V × 4 B = {}",
+            chunk,
+            per_token.round(),
+            if cards > 1.0 {
+                format!(" ÷ {cards} cards")
+            } else {
+                String::new()
+            },
+            if scores > 0.0 {
+                format!(" + eager scores 5·a·chunk·s = {}", format_gb(scores / cards))
+            } else {
+                String::new()
+            },
+            sc.batch,
+            format_gb(bytes)
+        ),
+    )
+}

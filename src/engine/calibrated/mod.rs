@@ -1,0 +1,223 @@
+//! The calibrated convention: what a real run allocates, term by term.
+//!
+//! Sources of the terms: exact parameter counts from the architecture; real bits per
+//! weight of each format (bitsandbytes block scales, GPTQ/AWQ groups, GGUF file sizes);
+//! activations per layer after Korthikanti et al. 2022 (arXiv 2205.05198), written out for
+//! the architecture's real MLP and attention widths; the fp32 logits and their gradient;
+//! optimizer states by optimizer and precision; ZeRO/FSDP sharding and CPU offload; the CUDA
+//! context and the caching allocator's slack. Every function returns its bytes with the
+//! formula that produced them.
+//!
+//! `activations` holds the saved-tensor terms, `training` the trainable state; this module
+//! the weights, the serving plan and the overheads both share.
+
+mod activations;
+mod training;
+
+pub use activations::{
+    PREFILL_CHUNK_TOKENS, inference_activations, layer_activation_bytes_per_token, training_activations,
+};
+pub use training::{adapter_params, optimizer_state_bytes};
+
+use super::breakdown::{Breakdown, Part, Segment, SegmentKind};
+use super::choice::Choice;
+use super::kv::{kv_cache_bytes, kv_formula};
+use super::model::{Architecture, Model};
+use super::precision::WeightPrecision;
+use super::scenario::{Scenario, Split};
+use super::units::{format_gb, group_thousands};
+
+/// CUDA context plus cuBLAS/cuDNN workspaces of one process (torch does not count it).
+pub const CUDA_CONTEXT_BYTES: f64 = 0.5e9;
+/// Caching-allocator slack on the memory that comes and goes during a step.
+pub const FRAGMENTATION: f64 = 0.05;
+/// Activations are stored in 16-bit.
+const ACT: f64 = 2.0;
+
+fn bytes_of(params: f64, bits: f64) -> f64 {
+    params * bits / 8.0
+}
+
+/// Weight bytes of `params` parameters of which `unquantized` stay 16-bit.
+fn weight_bytes(a: &Architecture, total: u64, precision: WeightPrecision) -> (f64, f64) {
+    if precision.is_gguf() || !precision.is_quantized() {
+        return (bytes_of(total as f64, precision.bits()), 0.0);
+    }
+    let unq = a.unquantized_params().min(total) as f64;
+    (bytes_of(total as f64 - unq, precision.bits()), unq * 2.0)
+}
+
+fn shard(bytes: f64, sharded: bool, cards: u32) -> f64 {
+    if sharded {
+        bytes / f64::from(cards.max(1))
+    } else {
+        bytes
+    }
+}
+
+pub fn breakdown(model: &Model, sc: &Scenario) -> Breakdown {
+    if sc.method.is_training() {
+        training::breakdown(model, sc)
+    } else {
+        inference(model, sc)
+    }
+}
+
+fn inference(model: &Model, sc: &Scenario) -> Breakdown {
+    let a = &model.arch;
+    let p = model.params();
+    let n = f64::from(sc.cards.max(1));
+    let (q, u) = weight_bytes(a, p.total, sc.weights);
+    let weights_total = q + u;
+    let weights = Segment::new(
+        SegmentKind::Weights,
+        weights_total / n,
+        weights_formula(model, sc, q, u, n),
+    );
+    // Tensor parallel splits KV heads over the cards; past one head per card they repeat.
+    let kv_full = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, sc.batch);
+    let kv_share = match sc.split {
+        // Layer split: each card caches only its own layers.
+        Split::Layer => 1.0 / n,
+        // MLA's latent is not split by heads: every tensor-parallel card keeps all of it.
+        Split::Tensor if a.mla.is_some() => 1.0,
+        Split::Tensor => (a.kv_heads as f64 / n).max(1.0) / a.kv_heads as f64,
+    };
+    let kv_bytes = kv_full * kv_share;
+    let mut kv_text = kv_formula(model, sc.kv.bytes_per_element(), sc, kv_full);
+    if n > 1.0 {
+        kv_text = format!("{kv_text}; × {kv_share:.3} per card of {n}");
+    }
+    let kv = Segment::new(SegmentKind::KvCache, kv_bytes, kv_text);
+    let activations = inference_activations(model, sc);
+    let dequant = dequant_buffer(a, sc.weights);
+    let overhead = overhead(activations.bytes + kv_bytes, dequant, 0.0);
+    let (read, read_text) = decode_read_bytes(model, sc, q, u);
+    let kv_read = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
+    Breakdown {
+        segments: vec![weights, kv, activations, overhead],
+        decode_bytes_per_token: Some(read),
+        decode_formula: Some(read_text),
+        decode_kv_bytes_per_sequence: kv_read,
+        host_bytes: 0.0,
+        notes: vec![format!(
+            "a serving engine takes {:.0} % of each card (gpu_memory_utilization) and fills what is left with KV cache",
+            sc.gpu_util * 100.0
+        )],
+    }
+}
+
+fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> String {
+    let a = &model.arch;
+    let p = model.params().total;
+    let split = if n > 1.0 {
+        format!(" ÷ {n} cards")
+    } else {
+        String::new()
+    };
+    if u > 0.0 {
+        format!(
+            "{} quantized params × {:.3} bits ({}) = {} + {} embedding/norm params × 2 B = {}{split}",
+            group_thousands((p - a.unquantized_params().min(p)) as i64),
+            sc.weights.bits(),
+            sc.weights.label(),
+            format_gb(q),
+            group_thousands(a.unquantized_params().min(p) as i64),
+            format_gb(u)
+        )
+    } else {
+        format!(
+            "{} params × {:.3} bits ({}) = {}{split}",
+            group_thousands(p as i64),
+            sc.weights.bits(),
+            sc.weights.label(),
+            format_gb(q)
+        )
+    }
+}
+
+/// Bytes read per generated token: the active weights (one embedding row, not the table)
+/// and the KV cache of one sequence at the current context.
+fn decode_read_bytes(model: &Model, sc: &Scenario, q: f64, u: f64) -> (f64, String) {
+    let a = &model.arch;
+    let p = model.params();
+    let embedding_table = if a.tied_embeddings || a.active_excludes_embedding {
+        0
+    } else {
+        a.vocab * a.hidden
+    };
+    let read_params = p.active.saturating_sub(embedding_table) as f64;
+    // Same bytes per parameter as the resident weights.
+    let per_param = (q + u) / p.total as f64;
+    let weights = read_params * per_param;
+    let kv = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
+    (
+        weights + kv,
+        format!(
+            "{} active params (no embedding table) × {:.3} B = {} + KV of one sequence at {} tokens {} = {}",
+            group_thousands(read_params as i64),
+            per_param,
+            format_gb(weights),
+            group_thousands(sc.context as i64),
+            format_gb(kv),
+            format_gb(weights + kv)
+        ),
+    )
+}
+
+/// Dequantize-on-the-fly kernels (bitsandbytes, GPTQ) expand the largest linear to 16-bit.
+fn dequant_buffer(a: &Architecture, w: WeightPrecision) -> f64 {
+    if w.is_quantized() && !w.is_gguf() && w != WeightPrecision::Fp8 {
+        a.largest_linear() as f64 * 2.0
+    } else {
+        0.0
+    }
+}
+
+fn overhead(dynamic: f64, dequant: f64, gathered: f64) -> Segment {
+    let fragmentation = FRAGMENTATION * dynamic;
+    let mut parts = vec![
+        Part {
+            name: "cuda_context",
+            bytes: CUDA_CONTEXT_BYTES,
+        },
+        Part {
+            name: "allocator_fragmentation",
+            bytes: fragmentation,
+        },
+    ];
+    if dequant > 0.0 {
+        parts.push(Part {
+            name: "dequantization_buffer",
+            bytes: dequant,
+        });
+    }
+    if gathered > 0.0 {
+        parts.push(Part {
+            name: "zero3_gathered_layers",
+            bytes: gathered,
+        });
+    }
+    let formula = format!(
+        "CUDA context + workspaces {} + allocator slack 5 % of dynamic memory {}{}{}",
+        format_gb(CUDA_CONTEXT_BYTES),
+        format_gb(fragmentation),
+        if dequant > 0.0 {
+            format!(
+                " + dequantization buffer (largest linear in 16-bit) {}",
+                format_gb(dequant)
+            )
+        } else {
+            String::new()
+        },
+        if gathered > 0.0 {
+            format!(" + ZeRO-3 gathered layers (2 in flight) {}", format_gb(gathered))
+        } else {
+            String::new()
+        },
+    );
+    Segment::from_parts(SegmentKind::Overhead, parts, formula)
+}
+
+#[cfg(test)]
+mod tests;
