@@ -11,5 +11,6 @@ pub mod cli;
 pub mod engine;
 pub mod files;
 pub mod planfile;
+pub mod present;
 pub mod text;
 pub mod tui;

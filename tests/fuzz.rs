@@ -63,7 +63,7 @@ fn assert_sane(model: &Model, p: &Plan) -> Result<(), TestCaseError> {
 /// The JSON a script reads: every number finite (NaN would print as null), every byte count
 /// but the free ones non-negative, the total positive.
 fn assert_json_sane(model: &Model, sc: &Scenario, p: &Plan) -> Result<(), TestCaseError> {
-    let v = serde_json::to_value(vramfit::cli::output::plan_json(model, &catalog().gpus, sc, p)).unwrap();
+    let v = serde_json::to_value(vramfit::present::json::plan_json(model, &catalog().gpus, sc, p)).unwrap();
     prop_assert!(v["total_bytes"].as_u64().unwrap() > 0);
     fn walk(key: &str, v: &Value) -> Result<(), TestCaseError> {
         match v {

@@ -1,7 +1,5 @@
 //! The headless command line: the same engine as the TUI, for scripts and tests.
 
-pub mod output;
-
 use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -428,10 +426,12 @@ pub fn run(
             let mut plan = plan(&model, &gpus, &scenario, !args.no_combos);
             crate::engine::fit::rank_options(&mut plan.options, args.sort);
             if args.markdown {
-                out.write_all(output::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
-                    .map_err(io)?;
+                out.write_all(
+                    crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes(),
+                )
+                .map_err(io)?;
             } else if args.json {
-                let json = output::plan_json(&model, &gpus, &scenario, &plan);
+                let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
                 writeln!(
                     out,
                     "{}",
@@ -439,20 +439,22 @@ pub fn run(
                 )
                 .map_err(io)?;
             } else {
-                out.write_all(output::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes())
-                    .map_err(io)?;
+                out.write_all(
+                    crate::present::text::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes(),
+                )
+                .map_err(io)?;
             }
         }
         Command::Table { json } => {
-            let text = output::lookup_table(&catalog, *json)?;
+            let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
             out.write_all(text.as_bytes()).map_err(io)?;
         }
         Command::Models { json } => {
-            out.write_all(output::models(&catalog, *json).as_bytes())
+            out.write_all(crate::present::text::models(&catalog, *json).as_bytes())
                 .map_err(io)?;
         }
         Command::Gpus { json } => {
-            out.write_all(output::gpus(&catalog, *json).as_bytes())
+            out.write_all(crate::present::text::gpus(&catalog, *json).as_bytes())
                 .map_err(io)?;
         }
         Command::Accuracy => {

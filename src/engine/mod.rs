@@ -4,7 +4,6 @@ pub mod breakdown;
 pub mod calibrated;
 pub mod choice;
 pub mod decode;
-pub mod explain;
 pub mod fit;
 pub mod gpu;
 pub mod kv;

@@ -33,20 +33,6 @@ pub const TRAIN_TOKEN_STEPS: &[u64] = &[
 pub const EPOCH_STEPS: &[u64] = &[1, 2, 3, 4, 5, 10];
 pub const UTILIZATION_STEPS: &[u64] = &[20, 30, 35, 40, 45, 50, 60];
 
-/// "720 h (a month)".
-pub fn hours_label(hours: f64) -> String {
-    let h = hours.round() as u64;
-    let what = match h {
-        1 => " (an hour)",
-        24 => " (a day)",
-        168 => " (a week)",
-        720 => " (a month)",
-        2160 => " (a quarter)",
-        8640 => " (a year)",
-        _ => "",
-    };
-    format!("{h} h{what}")
-}
 pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98];
 
 /// The workload pane's rows.
@@ -234,13 +220,6 @@ pub fn step(steps: &[u64], value: u64, up: bool) -> u64 {
         steps.iter().copied().find(|s| *s > value).unwrap_or(value)
     } else {
         steps.iter().rev().copied().find(|s| *s < value).unwrap_or(value)
-    }
-}
-
-pub fn tight_rule_label(rule: TightRule) -> String {
-    match rule {
-        TightRule::Seed => "< 5 GB free (2 GB/card)".into(),
-        TightRule::Margin(f) => format!("< {:.0} % margin", f * 100.0),
     }
 }
 
@@ -538,7 +517,7 @@ impl App {
         };
         let buf = super::states::render(self, area.width, area.height);
         let svg = super::svg::buffer_to_svg(&buf, self.theme.preview_fg, self.theme.preview_bg);
-        let md = crate::cli::output::plan_markdown(
+        let md = crate::present::markdown::plan_markdown(
             self.current_model(),
             &self.catalog.gpus,
             &self.scenario,
@@ -944,8 +923,8 @@ impl App {
             Knob::Prompt => crate::engine::units::group_thousands(sc.prompt as i64),
             Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
             Knob::Convention => sc.convention.label().into(),
-            Knob::Tight => tight_rule_label(sc.tight_rule),
-            Knob::Hours => hours_label(sc.rent.hours),
+            Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
+            Knob::Hours => crate::present::hours_label(sc.rent.hours),
             Knob::Currency if sc.rent.display_currency == "CNY" => {
                 format!("CNY ({} CNY per USD)", sc.rent.rates.usd_cny)
             }

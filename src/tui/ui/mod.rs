@@ -15,9 +15,9 @@ use super::action::Pane;
 use super::app::{App, Overlay};
 use super::keymap::{BINDINGS, Scope, hints};
 use crate::engine::Choice;
-use crate::engine::explain::explain_option;
 use crate::engine::fit::SortBy;
 use crate::engine::units::{format_params, format_usd, group_thousands, to_gb};
+use crate::present::explain::explain_option;
 
 /// Draw the whole screen.
 pub fn view(frame: &mut Frame, app: &mut App) {
@@ -143,7 +143,7 @@ fn title(frame: &mut Frame, area: Rect, app: &App) {
     );
     let best = match app.plan.best() {
         Some(o) => {
-            let name = crate::cli::output::option_label(&app.catalog.gpus, o);
+            let name = crate::present::option_label(&app.catalog.gpus, o);
             let price = o
                 .price_usd_month
                 .map_or(String::new(), |p| format!(" {}/mo", format_usd(p)));
@@ -491,10 +491,10 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
             } else {
                 g.name.clone()
             };
-            let price = crate::cli::output::price_text_in(g, o, &rent.rates, &rent.display_currency);
+            let price = crate::present::price_text_in(g, o, &rent.rates, &rent.display_currency);
             let money = |v: Option<f64>| {
                 v.map_or("–".to_string(), |u| {
-                    crate::cli::output::money(u, &rent.rates, &rent.display_currency)
+                    crate::present::money(u, &rent.rates, &rent.display_currency)
                 })
             };
             // Per-stream ceiling and which roofline binds (bw: bandwidth, cmp: compute).
@@ -529,7 +529,11 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
             }
             if show_finish {
                 let finish = match o.training {
-                    Some(t) => format!("{} {}", compact_hours(t.hours), money(o.train_cost_usd)),
+                    Some(t) => format!(
+                        "{} {}",
+                        crate::present::compact_hours(t.hours),
+                        money(o.train_cost_usd)
+                    ),
                     None => "–".into(),
                 };
                 cells.push(Cell::from(Line::from(finish).alignment(Alignment::Right)));
@@ -624,17 +628,6 @@ fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         Table::new(rows, widths).header(header).column_spacing(1),
         table_area,
     );
-}
-
-/// Hours in at most six columns: "9.5 h", "740 h", "22k h".
-fn compact_hours(hours: f64) -> String {
-    if hours < 100.0 {
-        format!("{hours:.1} h")
-    } else if hours < 10_000.0 {
-        format!("{hours:.0} h")
-    } else {
-        format!("{:.0}k h", hours / 1000.0)
-    }
 }
 
 fn status(frame: &mut Frame, area: Rect, app: &App) {
@@ -790,7 +783,7 @@ fn explain(frame: &mut Frame, area: Rect, app: &App) {
                             "   {} rules: {:.2} GB. {}",
                             other.id(),
                             to_gb(there),
-                            crate::engine::explain::convention_difference(s.kind)
+                            crate::present::explain::convention_difference(s.kind)
                         ),
                         t.dim,
                     ));
@@ -838,7 +831,7 @@ fn side_rows(
 ) -> Vec<(String, String)> {
     let m = &app.models[model];
     let rent = &sc.rent;
-    let money = |v: f64| crate::cli::output::money(v, &rent.rates, &rent.display_currency);
+    let money = |v: f64| crate::present::money(v, &rent.rates, &rent.display_currency);
     let mut rows = vec![
         ("model".to_string(), m.name.clone()),
         (
@@ -885,7 +878,7 @@ fn side_rows(
     ));
     match best {
         Some(o) => {
-            let name = crate::cli::output::option_label(&app.catalog.gpus, o);
+            let name = crate::present::option_label(&app.catalog.gpus, o);
             rows.push(("card".into(), format!("{name} ({})", o.verdict.id())));
             rows.push(("per card".into(), format!("{:.2} GB", to_gb(o.per_card_bytes))));
             rows.push((

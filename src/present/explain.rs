@@ -1,11 +1,11 @@
 //! The explain view's text for a card or combo: every figure with its formula and numbers.
 
-use super::choice::Choice;
-use super::fit::{FitOption, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
-use super::gpu::{Gpu, HOURS_PER_MONTH};
-use super::plan::Plan;
-use super::scenario::{Scenario, TightRule};
-use super::units::{format_gb, format_usd};
+use crate::engine::choice::Choice;
+use crate::engine::fit::{FitOption, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
+use crate::engine::gpu::{Gpu, HOURS_PER_MONTH};
+use crate::engine::plan::Plan;
+use crate::engine::scenario::{Scenario, TightRule};
+use crate::engine::units::{format_gb, format_usd};
 
 /// Lines explaining why `option` got its verdict, price and decode ceiling.
 pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
@@ -23,20 +23,20 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             gpu.memory_smi_mib.map_or(String::new(), |mib| format!(
                 ", {} reports {} MiB",
                 gpu.stack.smi_tool(),
-                super::units::group_thousands(mib as i64)
+                crate::engine::units::group_thousands(mib as i64)
             )),
             gpu.stack.runtime(),
             gpu.memory_visible_bytes
                 .map_or("(not known: the label is used)".to_string(), format_gb),
         ),
         match scenario.convention {
-            super::scenario::Convention::Calibrated => format!(
+            crate::engine::scenario::Convention::Calibrated => format!(
                 "capacity: {n} × {} (what {} can allocate) = {}",
                 format_gb(gpu.memory_real_bytes()),
                 gpu.stack.runtime(),
                 format_gb(option.capacity_bytes)
             ),
-            super::scenario::Convention::Seed => format!(
+            crate::engine::scenario::Convention::Seed => format!(
                 "capacity: {n} × {} GB (marketed, 1 GB = 10⁹ B, as the quick rules count) = {}",
                 gpu.memory_gb,
                 format_gb(option.capacity_bytes)
@@ -116,7 +116,7 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             },
             o.min_term_days
                 .map_or(String::new(), |d| format!(", minimum {d} days")),
-            super::units::group_thousands(hours.round() as i64) + " h",
+            crate::engine::units::group_thousands(hours.round() as i64) + " h",
             cost,
             if o.currency.eq_ignore_ascii_case("CNY") {
                 format!(" at {} CNY/USD", rent.rates.usd_cny)
@@ -149,7 +149,7 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
     if let Some(t) = option.training {
         lines.push(format!(
             "time to finish: {} tokens × {:.2e} FLOPs/token ÷ ({n} × {} TFLOPS × {:.0} %) = {:.1} h{}",
-            super::units::group_thousands(t.tokens as i64),
+            crate::engine::units::group_thousands(t.tokens as i64),
             t.flops_per_token,
             gpu.bf16_tflops.unwrap_or(0.0),
             rent.utilization * 100.0,
@@ -180,18 +180,18 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
     if let Some(c) = option.serving {
         lines.push(format!(
             "KV budget: {} tokens (blocks of 16) = {} sequences of {} tokens; longest context at batch {}: {}; largest batch at this context: {}",
-            super::units::group_thousands(c.kv_capacity_tokens as i64),
+            crate::engine::units::group_thousands(c.kv_capacity_tokens as i64),
             c.max_concurrent_sequences,
-            super::units::group_thousands(scenario.context as i64),
+            crate::engine::units::group_thousands(scenario.context as i64),
             scenario.batch,
-            super::units::group_thousands(c.max_context as i64),
+            crate::engine::units::group_thousands(c.max_context as i64),
             c.max_batch
         ));
     }
     match (option.roofline, plan.breakdown.decode_bytes_per_token) {
         (Some(r), Some(bytes)) => {
             let kv = plan.breakdown.decode_kv_bytes_per_sequence;
-            let parallel = if n > 1 && option.split == super::fit::OptionSplit::Tensor {
+            let parallel = if n > 1 && option.split == crate::engine::fit::OptionSplit::Tensor {
                 n
             } else {
                 1
@@ -204,10 +204,10 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
                 format_gb(bytes - kv + scenario.batch as f64 * kv),
                 parallel,
                 gpu.bandwidth_gbs,
-                super::units::format_params(plan.params.active),
+                crate::engine::units::format_params(plan.params.active),
                 scenario.batch,
                 parallel,
-                super::serving::peak_flops(gpu, scenario.weights == super::precision::WeightPrecision::Fp8)
+                crate::engine::serving::peak_flops(gpu, scenario.weights == crate::engine::precision::WeightPrecision::Fp8)
                     .map_or("?".to_string(), |f| format!("{:.0}", f / 1e12)),
                 if r.link_seconds_per_step > 0.0 {
                     format!(" + link {:.3} ms", r.link_seconds_per_step * 1e3)
@@ -224,7 +224,7 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             if let Some(p) = r.prefill_seconds {
                 lines.push(format!(
                     "prefill (time to first token) of {} prompt tokens × batch {}: ≥ {:.3} s at peak compute",
-                    super::units::group_thousands(scenario.prompt as i64),
+                    crate::engine::units::group_thousands(scenario.prompt as i64),
                     scenario.batch,
                     p
                 ));
@@ -239,8 +239,8 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
 }
 
 /// Why the calibrated and seed conventions give a segment different sizes.
-pub fn convention_difference(kind: super::memory::SegmentKind) -> &'static str {
-    use super::memory::SegmentKind::*;
+pub fn convention_difference(kind: crate::engine::memory::SegmentKind) -> &'static str {
+    use crate::engine::memory::SegmentKind::*;
     match kind {
         Weights => {
             "calibrated: real bits per weight with scales, embeddings and lm_head kept 16-bit; quick rules: fixed bytes per parameter"

@@ -1,0 +1,250 @@
+//! The JSON contract of `vramfit plan --json`: field names are a promise to scripts.
+
+use serde::Serialize;
+
+use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario, Segment};
+
+#[derive(Serialize)]
+pub struct ModelJson<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub family: &'a str,
+    pub params: u64,
+    pub active_params: u64,
+    /// Full-attention KV bytes per token in the scenario's cache format (16-bit in `models`).
+    pub kv_bytes_per_token: u64,
+    pub layers: u64,
+    pub hidden: u64,
+    pub heads: u64,
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    pub vocab: u64,
+    pub max_context: u64,
+    pub moe: bool,
+    pub hf_repo: Option<&'a str>,
+    pub warnings: &'a [String],
+}
+
+impl<'a> ModelJson<'a> {
+    pub fn new(model: &'a Model, kv_bytes_per_element: f64) -> Self {
+        let p = model.params();
+        Self {
+            id: &model.id,
+            name: &model.name,
+            family: &model.family,
+            params: p.total,
+            active_params: p.active,
+            kv_bytes_per_token: model.kv_bytes_per_token(kv_bytes_per_element).round() as u64,
+            layers: model.arch.layers,
+            hidden: model.arch.hidden,
+            heads: model.arch.heads,
+            kv_heads: model.arch.kv_heads,
+            head_dim: model.arch.head_dim,
+            vocab: model.arch.vocab,
+            max_context: model.max_context,
+            moe: model.is_moe(),
+            hf_repo: model.hf_repo.as_deref(),
+            warnings: &model.warnings,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct ScenarioJson {
+    pub method: &'static str,
+    pub weights: &'static str,
+    pub kv: &'static str,
+    pub context: u64,
+    pub batch: u64,
+    pub lora_rank: u64,
+    pub lora_targets: &'static str,
+    pub optimizer: &'static str,
+    pub optimizer_in_backward: bool,
+    pub training_precision: &'static str,
+    pub checkpointing: bool,
+    pub flash_attention: bool,
+    pub fused_ce: bool,
+    pub zero: u8,
+    pub offload: &'static str,
+    pub cards: u32,
+    pub gpu_util: f64,
+}
+
+#[derive(Serialize)]
+pub struct OptionJson<'a> {
+    pub gpu: &'a str,
+    pub name: &'a str,
+    pub count: u32,
+    pub verdict: &'static str,
+    pub free_bytes: i64,
+    pub free_bytes_per_card: i64,
+    pub capacity_bytes: u64,
+    /// What the plan may use: all of it, or a serving engine's share (gpu_util).
+    pub usable_bytes: u64,
+    /// Bytes each card of the option holds.
+    pub per_card_bytes: u64,
+    /// The smallest count of this card that holds the plan; null when none up to the
+    /// largest combo does.
+    pub cards_needed: Option<u32>,
+    pub price_usd_month: Option<f64>,
+    /// Decode ceiling per stream (tokens/s): an upper bound, not a benchmark.
+    pub decode_tokens_per_s: Option<f64>,
+    pub decode_aggregate_tokens_per_s: Option<f64>,
+    /// Which ceiling binds: `bandwidth` or `compute`.
+    pub decode_bound: Option<&'static str>,
+    /// Time to first token for `--prompt` tokens, compute-bound.
+    pub prefill_seconds: Option<f64>,
+    /// `single`, `tensor`, `layer`, or `data` for training combos.
+    pub split: &'static str,
+    pub link: String,
+    pub link_seconds_per_token: Option<f64>,
+    pub warning: Option<String>,
+    pub kv_capacity_tokens: Option<u64>,
+    pub max_concurrent_sequences: Option<u64>,
+    pub max_context: Option<u64>,
+    pub max_batch: Option<u64>,
+    /// The cheapest non-spot offer for the rental term.
+    pub offer: Option<OfferJson<'a>>,
+    /// Cost of `count` cards for `--hours` in dollars (minimum terms honoured).
+    pub rent_cost_usd: Option<f64>,
+    pub spot_offer: Option<OfferJson<'a>>,
+    pub spot_rent_cost_usd: Option<f64>,
+    /// Hours to finish `--train-tokens` × `--epochs` on this option.
+    pub train_hours: Option<f64>,
+    pub train_cost_usd: Option<f64>,
+    pub train_offer: Option<OfferJson<'a>>,
+    pub reason: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct OfferJson<'a> {
+    pub provider: &'a str,
+    pub price: f64,
+    pub price_max: Option<f64>,
+    pub currency: &'a str,
+    pub per: &'static str,
+    pub kind: &'static str,
+    pub region: Option<&'a str>,
+    pub min_term_days: Option<u32>,
+}
+
+fn offer_json(gpu: &Gpu, index: Option<usize>) -> Option<OfferJson<'_>> {
+    let o = &gpu.offers[index?];
+    Some(OfferJson {
+        provider: &o.provider,
+        price: o.price,
+        price_max: o.price_max,
+        currency: &o.currency,
+        per: o.per.id(),
+        kind: o.kind.id(),
+        region: o.region.as_deref(),
+        min_term_days: o.min_term_days,
+    })
+}
+
+#[derive(Serialize)]
+pub struct PlanJson<'a> {
+    pub model: ModelJson<'a>,
+    pub convention: &'static str,
+    pub scenario: ScenarioJson,
+    /// Peak bytes per card.
+    pub total_bytes: u64,
+    /// Host (CPU) RAM the plan needs: offloaded or paged state.
+    pub host_bytes: u64,
+    pub segments: &'a [Segment],
+    pub decode_bytes_per_token: Option<u64>,
+    pub notes: &'a [String],
+    /// The first fitting option under the chosen rank (`--sort`); null when nothing fits.
+    pub cheapest: Option<CheapestJson<'a>>,
+    pub options: Vec<OptionJson<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct CheapestJson<'a> {
+    pub gpu: &'a str,
+    pub count: u32,
+    pub price_usd_month: Option<f64>,
+    pub rent_cost_usd: Option<f64>,
+}
+
+pub fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
+    let g = &gpus[o.gpu];
+    OptionJson {
+        gpu: &g.id,
+        name: &g.name,
+        count: o.count,
+        verdict: o.verdict.id(),
+        free_bytes: o.free_bytes.round() as i64,
+        free_bytes_per_card: o.free_bytes_per_card.round() as i64,
+        capacity_bytes: o.capacity_bytes.round() as u64,
+        usable_bytes: o.usable_bytes.round() as u64,
+        per_card_bytes: o.per_card_bytes.round() as u64,
+        cards_needed: o.cards_needed,
+        price_usd_month: o.price_usd_month.map(round2),
+        decode_tokens_per_s: o.decode_tokens_per_s.map(round2),
+        decode_aggregate_tokens_per_s: o.roofline.map(|r| round2(r.aggregate)),
+        decode_bound: o.roofline.map(|r| r.bound.id()),
+        prefill_seconds: o
+            .roofline
+            .and_then(|r| r.prefill_seconds)
+            .map(|s| (s * 1e4).round() / 1e4),
+        split: o.split.id(),
+        link: o.link.to_string(),
+        link_seconds_per_token: o.roofline.map(|r| r.link_seconds_per_step),
+        warning: o.warning(),
+        kv_capacity_tokens: o.serving.map(|c| c.kv_capacity_tokens),
+        max_concurrent_sequences: o.serving.map(|c| c.max_concurrent_sequences),
+        max_context: o.serving.map(|c| c.max_context),
+        max_batch: o.serving.map(|c| c.max_batch),
+        offer: offer_json(g, o.offer),
+        rent_cost_usd: o.rent_cost_usd.map(round2),
+        spot_offer: offer_json(g, o.spot_offer),
+        spot_rent_cost_usd: o.spot_rent_cost_usd.map(round2),
+        train_hours: o.training.map(|t| round2(t.hours)),
+        train_cost_usd: o.train_cost_usd.map(round2),
+        train_offer: offer_json(g, o.train_offer),
+        reason: o.reason.map(|r| r.text(g)),
+    }
+}
+
+pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, plan: &'a Plan) -> PlanJson<'a> {
+    PlanJson {
+        model: ModelJson::new(model, scenario.kv.bytes_per_element()),
+        convention: scenario.convention.id(),
+        scenario: ScenarioJson {
+            method: scenario.method.id(),
+            weights: scenario.weights.id(),
+            kv: scenario.kv.id(),
+            context: scenario.context,
+            batch: scenario.batch,
+            lora_rank: scenario.lora_rank,
+            lora_targets: scenario.lora_targets.id(),
+            optimizer: scenario.optimizer.id(),
+            optimizer_in_backward: scenario.optimizer_in_backward,
+            training_precision: scenario.training_precision.id(),
+            checkpointing: scenario.checkpointing,
+            flash_attention: scenario.flash_attention,
+            fused_ce: scenario.fused_ce,
+            zero: scenario.zero,
+            offload: scenario.offload.id(),
+            cards: scenario.cards,
+            gpu_util: scenario.gpu_util,
+        },
+        total_bytes: plan.total_bytes().round() as u64,
+        host_bytes: plan.breakdown.host_bytes.round() as u64,
+        notes: &plan.breakdown.notes,
+        segments: &plan.breakdown.segments,
+        decode_bytes_per_token: plan.breakdown.decode_bytes_per_token.map(|b| b.round() as u64),
+        cheapest: plan.best().map(|o| CheapestJson {
+            gpu: &gpus[o.gpu].id,
+            count: o.count,
+            price_usd_month: o.price_usd_month.map(round2),
+            rent_cost_usd: o.rent_cost_usd.map(round2),
+        }),
+        options: plan.options.iter().map(|o| option_json(gpus, o)).collect(),
+    }
+}

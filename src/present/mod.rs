@@ -1,0 +1,91 @@
+//! The present layer: every number and label as a user reads it — money in a currency,
+//! option and card labels, verdict words, the plan as text, JSON and Markdown, the explain
+//! view's lines. The CLI and the TUI both speak through it; it speaks through the engine.
+//! (When Chinese lands, this is where strings meet the translation layer.)
+
+pub mod explain;
+pub mod json;
+pub mod markdown;
+pub mod text;
+
+use crate::engine::gpu::{OfferKind, Rates};
+use crate::engine::scenario::TightRule;
+use crate::engine::units::format_usd;
+use crate::engine::{FitOption, Gpu};
+
+/// "2× A40" / "A40".
+pub fn option_label(gpus: &[Gpu], o: &FitOption) -> String {
+    let name = &gpus[o.gpu].name;
+    if o.count > 1 {
+        format!("{}× {name}", o.count)
+    } else {
+        name.clone()
+    }
+}
+
+pub fn verdict_text(o: &FitOption) -> &'static str {
+    o.verdict.id()
+}
+
+/// An amount of dollars in the display currency: "$1,590" or "¥11,448".
+pub fn money(usd: f64, rates: &Rates, currency: &str) -> String {
+    let v = rates.from_usd(usd, currency);
+    if currency == "CNY" {
+        format_usd(v).replacen('$', "¥", 1)
+    } else {
+        format_usd(v)
+    }
+}
+
+/// "$1,590", or why there is none: "pairs only" (B200), "no price".
+pub fn price_text(gpu: &Gpu, o: &FitOption) -> String {
+    price_text_in(gpu, o, &Rates::default(), "USD")
+}
+
+/// The monthly price in the display currency, or why there is none.
+pub fn price_text_in(gpu: &Gpu, o: &FitOption, rates: &Rates, currency: &str) -> String {
+    let spot = o.offer.is_some_and(|i| gpu.offers[i].kind == OfferKind::Spot);
+    match o.price_usd_month {
+        Some(p) if spot => format!("{} spot", money(p, rates, currency)),
+        Some(p) => money(p, rates, currency),
+        None => match gpu.offers.iter().map(|x| x.min_cards).min() {
+            Some(2) => "pairs only".into(),
+            Some(n) if n > o.count => format!("{n}+ only"),
+            _ => "no price".into(),
+        },
+    }
+}
+
+/// Hours in at most six columns: "9.5 h", "740 h", "22k h".
+pub fn compact_hours(hours: f64) -> String {
+    if hours < 100.0 {
+        format!("{hours:.1} h")
+    } else if hours < 10_000.0 {
+        format!("{hours:.0} h")
+    } else {
+        format!("{:.0}k h", hours / 1000.0)
+    }
+}
+
+/// A rental term: "720 h (a month)".
+pub fn hours_label(hours: f64) -> String {
+    let h = hours.round() as u64;
+    let what = match h {
+        1 => " (an hour)",
+        24 => " (a day)",
+        168 => " (a week)",
+        720 => " (a month)",
+        2160 => " (a quarter)",
+        8640 => " (a year)",
+        _ => "",
+    };
+    format!("{h} h{what}")
+}
+
+/// When a fit is called tight: "< 5 GB free (2 GB/card)", "< 30 % margin".
+pub fn tight_rule_label(rule: TightRule) -> String {
+    match rule {
+        TightRule::Seed => "< 5 GB free (2 GB/card)".into(),
+        TightRule::Margin(f) => format!("< {:.0} % margin", f * 100.0),
+    }
+}

@@ -1,0 +1,377 @@
+//! The CLI's readable tables: the plan, the guide's lookup table, models and cards.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::json::{ModelJson, round2};
+use super::{money, option_label, price_text_in, verdict_text};
+use crate::catalog::Catalog;
+use crate::engine::lookup::lookup_table as compute_lookup;
+use crate::engine::units::{format_gb, format_params, format_usd, group_thousands, to_gb};
+use crate::engine::{Choice, Gpu, Model, Plan, Scenario};
+
+/// The readable plan: header, breakdown, options.
+pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, all: bool) -> String {
+    let mut s = String::new();
+    let p = plan.params;
+    let params = if p.active != p.total {
+        format!(
+            "{} params ({} active)",
+            format_params(p.total),
+            format_params(p.active)
+        )
+    } else {
+        format!("{} params", format_params(p.total))
+    };
+    let _ = writeln!(
+        s,
+        "{} ({}) · {params} · KV {} B/token ({})",
+        model.name,
+        model.id,
+        group_thousands(plan.kv_bytes_per_token.round() as i64),
+        scenario.kv.label()
+    );
+    let _ = writeln!(
+        s,
+        "{} · {} weights · {} KV · context {} · batch {} · convention: {}",
+        scenario.method.label(),
+        scenario.weights.label(),
+        scenario.kv.label(),
+        group_thousands(scenario.context as i64),
+        scenario.batch,
+        scenario.convention.id()
+    );
+    let _ = writeln!(s);
+    for seg in &plan.breakdown.segments {
+        let _ = writeln!(
+            s,
+            "  {:<12} {:>11}  {}",
+            seg.kind.id(),
+            format_gb(seg.bytes),
+            seg.formula
+        );
+    }
+    let per_card = if scenario.cards > 1 {
+        format!("  per card, on {} cards", scenario.cards)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        s,
+        "  {:<12} {:>11}{per_card}",
+        "total",
+        format_gb(plan.total_bytes())
+    );
+    if plan.breakdown.host_bytes > 0.0 {
+        let _ = writeln!(
+            s,
+            "  {:<12} {:>11}  offloaded or paged state in CPU RAM",
+            "host",
+            format_gb(plan.breakdown.host_bytes)
+        );
+    }
+    if let Some(f) = &plan.breakdown.decode_formula {
+        let _ = writeln!(s, "  decode reads {f}");
+    }
+    for note in &plan.breakdown.notes {
+        let _ = writeln!(s, "  note: {note}");
+    }
+    let _ = writeln!(s);
+    let serving = !scenario.method.is_training();
+    let rent = &scenario.rent;
+    let cur = rent.display_currency.as_str();
+    let show_term = (rent.hours - crate::engine::gpu::HOURS_PER_MONTH).abs() > 0.5;
+    let show_train = rent.train_tokens.is_some() && scenario.method.is_training();
+    let _ = write!(
+        s,
+        "  {:<6} {:<30} {:>10} {:>9}",
+        "fit",
+        "card",
+        "free/card",
+        if cur == "CNY" { "¥/month" } else { "$/month" }
+    );
+    if show_term {
+        let _ = write!(s, " {:>11}", format!("{:.0} h", rent.hours));
+        let _ = write!(s, " {:>9}", "spot");
+    }
+    if show_train {
+        let _ = write!(s, " {:>9} {:>10}", "finish h", "finish");
+    }
+    if serving {
+        let _ = write!(
+            s,
+            " {:>12} {:>10} {:>9} {:>9}",
+            "decode ≤ t/s", "aggregate", "bound", "seqs@ctx"
+        );
+    }
+    let _ = writeln!(s);
+    // Unless --all: per card only the smallest count that fits.
+    let rows: Vec<usize> = if all {
+        (0..plan.options.len()).collect()
+    } else {
+        crate::engine::fit::one_row_per_card(&plan.options)
+            .into_iter()
+            .filter(|&i| plan.options[i].verdict.is_fit())
+            .collect()
+    };
+    let hidden = plan.options.len() - rows.len();
+    for o in rows.iter().map(|&i| &plan.options[i]) {
+        let price = price_text_in(&gpus[o.gpu], o, &rent.rates, cur);
+        let _ = write!(
+            s,
+            "  {:<6} {:<30} {:>10} {:>9}",
+            verdict_text(o),
+            option_label(gpus, o),
+            format_gb(o.free_bytes_per_card),
+            price
+        );
+        let m = |v: Option<f64>| v.map_or("-".to_string(), |u| money(u, &rent.rates, cur));
+        if show_term {
+            let _ = write!(s, " {:>11} {:>9}", m(o.rent_cost_usd), m(o.spot_rent_cost_usd));
+        }
+        if show_train {
+            let hours = o.training.map_or("-".to_string(), |t| format!("{:.1}", t.hours));
+            let _ = write!(s, " {:>9} {:>10}", hours, m(o.train_cost_usd));
+        }
+        if serving {
+            let decode = o
+                .decode_tokens_per_s
+                .map_or("-".to_string(), |t| format!("{t:.1}"));
+            let (agg, bound) = o.roofline.map_or(("-".into(), "-"), |r| {
+                (format!("{:.0}", r.aggregate), r.bound.id())
+            });
+            let seqs = o
+                .serving
+                .map_or("-".into(), |c| c.max_concurrent_sequences.to_string());
+            let _ = write!(s, " {decode:>12} {agg:>10} {bound:>9} {seqs:>9}");
+        }
+        if o.count > 1 {
+            let _ = write!(s, "  {} over {}", o.split.id(), o.link);
+        }
+        if let Some(w) = o.warning() {
+            let _ = write!(s, "  ⚠ {w}");
+        }
+        if let Some(r) = o.reason {
+            let _ = write!(s, "  {}", r.text(&gpus[o.gpu]));
+        }
+        let _ = writeln!(s);
+    }
+    if hidden > 0 {
+        let _ = writeln!(
+            s,
+            "  ({hidden} more options: larger combos and those that do not fit; --all lists them)"
+        );
+    }
+    match plan.best() {
+        Some(best) => {
+            let _ = writeln!(
+                s,
+                "\nCheapest fit: {}{}",
+                option_label(gpus, best),
+                best.price_usd_month
+                    .map_or(String::new(), |p| format!(" at {}/month", format_usd(p)))
+            );
+        }
+        None => {
+            let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);
+            let _ = writeln!(
+                s,
+                "\nNothing in the catalog holds this plan, even {most} cards of a kind{}",
+                if scenario.method.is_training() {
+                    "; try --offload optimizer or --zero 3"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    if scenario.method == crate::engine::Method::Inference {
+        let _ = writeln!(
+            s,
+            "Decode figures are bandwidth ceilings (an upper bound), not benchmarks."
+        );
+    }
+    s
+}
+
+#[derive(Serialize)]
+struct LookupCellJson<'a> {
+    model: &'a str,
+    column: &'static str,
+    need_bytes: u64,
+    gpu: Option<&'a str>,
+    count: Option<u32>,
+    verdict: Option<&'static str>,
+    price_usd_month: Option<f64>,
+    free_bytes_per_card: Option<i64>,
+    cluster_nodes: Option<u64>,
+}
+
+/// Seed 003 section 05, computed: the seed's five sizes by six methods.
+pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, String> {
+    let ids = ["seed-7b", "seed-13b", "seed-34b", "seed-70b", "seed-405b"];
+    let models: Vec<&Model> = ids
+        .iter()
+        .map(|id| {
+            catalog
+                .model(id)
+                .ok_or_else(|| format!("catalog lacks model '{id}'"))
+        })
+        .collect::<Result<_, _>>()?;
+    let table = compute_lookup(&models, &catalog.gpus);
+    let gpus = &catalog.gpus;
+    if json {
+        let mut cells = Vec::new();
+        for (m, row) in models.iter().zip(&table) {
+            for c in row {
+                cells.push(LookupCellJson {
+                    model: &m.id,
+                    column: c.column.id(),
+                    need_bytes: c.need_bytes().round() as u64,
+                    gpu: c.pick.as_ref().map(|o| gpus[o.gpu].id.as_str()),
+                    count: c.pick.as_ref().map(|o| o.count),
+                    verdict: c.pick.as_ref().map(|o| o.verdict.id()),
+                    price_usd_month: c.pick.as_ref().and_then(|o| o.price_usd_month).map(round2),
+                    free_bytes_per_card: c.pick.as_ref().map(|o| o.free_bytes_per_card.round() as i64),
+                    cluster_nodes: c.cluster.as_ref().map(|k| k.nodes),
+                });
+            }
+        }
+        return serde_json::to_string_pretty(&cells)
+            .map(|s| s + "\n")
+            .map_err(|e| e.to_string());
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "The GPU Rent Hub guide's lookup table, computed by its quick rules and picked its way: the\n\
+         cheapest single card that holds the plan, a combo only when no single card does (the planner\n\
+         itself ranks single cards and combos together). 8,192 tokens for inference, 2,048 for training,\n\
+         batch 1; \"tight\" = under 5 GB left, 2 GB per card on combos.\n"
+    );
+    for (m, row) in models.iter().zip(&table) {
+        let _ = writeln!(s, "{}", m.name);
+        for c in row {
+            let pick = match (&c.pick, &c.cluster) {
+                (Some(o), _) => format!(
+                    "{} {}{}",
+                    option_label(gpus, o),
+                    o.price_usd_month.map_or("no price".into(), format_usd),
+                    if o.verdict == crate::engine::Verdict::Tight {
+                        ", tight"
+                    } else {
+                        ""
+                    }
+                ),
+                (None, Some(k)) => format!(
+                    "beyond one node: {:.2} nodes of 8× {} (≥ {} nodes, {}/month)",
+                    k.nodes_exact,
+                    gpus[k.gpu].name,
+                    k.nodes,
+                    format_usd(k.price_usd_month)
+                ),
+                (None, None) => "nothing fits".into(),
+            };
+            let _ = writeln!(
+                s,
+                "  {:<16} {:>9.0} GB  {pick}",
+                c.column.label(),
+                to_gb(c.need_bytes()).round()
+            );
+        }
+    }
+    Ok(s)
+}
+
+pub fn models(catalog: &Catalog, json: bool) -> String {
+    if json {
+        let list: Vec<ModelJson> = catalog.models.iter().map(|m| ModelJson::new(m, 2.0)).collect();
+        return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<20} {:<26} {:<9} {:>8} {:>8} {:>6} {:>4} {:>10} {:>8}",
+        "id", "name", "family", "params", "active", "layers", "kv", "KV B/tok", "context"
+    );
+    for m in &catalog.models {
+        let p = m.params();
+        let _ = writeln!(
+            s,
+            "{:<20} {:<26} {:<9} {:>8} {:>8} {:>6} {:>4} {:>10} {:>8}",
+            m.id,
+            m.name,
+            m.family,
+            format_params(p.total),
+            if p.active == p.total {
+                "-".into()
+            } else {
+                format_params(p.active)
+            },
+            m.arch.layers,
+            m.arch.kv_heads,
+            group_thousands(m.kv_bytes_per_token(2.0).round() as i64),
+            group_thousands(m.max_context as i64)
+        );
+    }
+    s
+}
+
+#[derive(Serialize)]
+struct GpuJson<'a> {
+    #[serde(flatten)]
+    gpu: &'a Gpu,
+    price_usd_month: Option<f64>,
+}
+
+pub fn gpus(catalog: &Catalog, json: bool) -> String {
+    if json {
+        let list: Vec<GpuJson> = catalog
+            .gpus
+            .iter()
+            .map(|g| GpuJson {
+                gpu: g,
+                price_usd_month: g.monthly_price_usd(1).map(|(p, _)| p),
+            })
+            .collect();
+        return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+    }
+    let mut s = String::from(
+        "GB: marketed capacity (the quick rules plan against it); SMI MiB: what nvidia-smi, rocm-smi\n\
+         or hl-smi reports; usable: GB the runtime (CUDA, ROCm, Metal) can allocate, the calibrated\n\
+         rules' capacity. `vramfit gpus --json` gives each card's source.\n\n",
+    );
+    let _ = writeln!(
+        s,
+        "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {:<16} {:>9}",
+        "id", "name", "GB", "SMI MiB", "usable", "GB/s", "BF16 TF", "FP8 TF", "link", "$/month"
+    );
+    for g in &catalog.gpus {
+        let tf = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.0}"));
+        let price = match g.monthly_price_usd(1) {
+            Some((p, _)) => format_usd(p),
+            None if !g.offers.is_empty() => format!(
+                "{}+ only",
+                g.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
+            ),
+            None => "no price".into(),
+        };
+        let _ = writeln!(
+            s,
+            "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {:<16} {:>9}",
+            g.id,
+            g.name,
+            g.memory_gb,
+            g.memory_smi_mib.map_or("-".into(), |m| group_thousands(m as i64)),
+            g.memory_visible_bytes
+                .map_or("-".into(), |b| format!("{:.2}", b / 1e9)),
+            g.bandwidth_gbs,
+            tf(g.bf16_tflops),
+            if g.fp8 { tf(g.fp8_tflops) } else { "no".into() },
+            g.link.label(),
+            price
+        );
+    }
+    s
+}
