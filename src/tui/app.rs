@@ -515,7 +515,7 @@ impl App {
         } else {
             Rect::new(0, 0, 120, 40)
         };
-        let buf = super::states::render(self, area.width, area.height);
+        let buf = super::ui::render_to_buffer(self, area.width, area.height);
         let svg = super::svg::buffer_to_svg(&buf, self.theme.preview_fg, self.theme.preview_bg);
         let md = crate::present::markdown::plan_markdown(
             self.current_model(),
@@ -850,7 +850,7 @@ impl App {
 
     /// Focus the pane under a click, and put the cursor on the clicked row.
     fn click(&mut self, x: u16, y: u16, focus_only: bool) {
-        let Some(layout) = super::ui::layout::PlannerLayout::new(self.last_area) else {
+        let Some(layout) = super::layout::PlannerLayout::new(self.last_area) else {
             return;
         };
         let Some((pane, rect)) = layout.pane_at(x, y) else {

@@ -3,6 +3,7 @@
 pub mod action;
 pub mod app;
 pub mod keymap;
+pub mod layout;
 pub mod states;
 pub mod svg;
 pub mod theme;

@@ -1,7 +1,5 @@
 //! Named screen states: the snapshot tests and `vramfit screenshots` draw the same ones.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 
 use super::action::{Action, Pane};
@@ -495,9 +493,7 @@ pub fn fresh_app(theme: &str) -> App {
 
 /// Draw an app into a test terminal of the given size.
 pub fn render(app: &mut App, width: u16, height: u16) -> Buffer {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal.draw(|f| ui::view(f, app)).expect("draw");
-    terminal.backend().buffer().clone()
+    ui::render_to_buffer(app, width, height)
 }
 
 /// Draw a named state.

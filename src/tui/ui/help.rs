@@ -1,0 +1,36 @@
+//! The help overlay, generated from the key map.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span, Text};
+
+use super::popup;
+use crate::tui::app::App;
+use crate::tui::keymap::{BINDINGS, Scope};
+
+pub fn help(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let mut lines = vec![
+        Line::styled("Every key of the planner (generated from its key map):", t.dim),
+        Line::raw(""),
+    ];
+    for b in BINDINGS.iter().filter(|b| b.scope == Scope::Everywhere) {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<12}", b.label), t.key),
+            Span::styled(b.help, t.text),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("While typing a model filter:", t.dim));
+    for b in BINDINGS.iter().filter(|b| b.scope == Scope::Filter) {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<12}", b.label), t.key),
+            Span::styled(b.help, t.text),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled(format!(" {:<12}", "Esc"), t.key),
+        Span::styled("clear the filter", t.text),
+    ]));
+    popup(frame, area, app, "Help", Text::from(lines), 76);
+}

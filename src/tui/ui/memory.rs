@@ -1,0 +1,84 @@
+//! The memory pane: the stacked bar against one card of the target, and its footer.
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::{Line, Span};
+
+use super::bar::{MemoryBar, verdict_word};
+use super::{block, pane_title};
+use crate::engine::fit::SortBy;
+use crate::engine::units::to_gb;
+use crate::tui::action::Pane;
+use crate::tui::app::App;
+
+pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let target = app.target();
+    let against = match target {
+        Some(o) => {
+            let g = &app.catalog.gpus[o.gpu];
+            let why = if app.pinned.is_some() {
+                " (pinned · Enter unpins)"
+            } else if o.verdict.is_fit() {
+                match app.sort_by {
+                    SortBy::Price => " (cheapest fit)",
+                    SortBy::Rent => " (cheapest rent)",
+                    SortBy::Finish => " (cheapest to finish)",
+                    SortBy::Cards => " (fewest cards)",
+                }
+            } else {
+                " (nothing fits: closest)"
+            };
+            if o.count > 1 {
+                format!(" vs {}× {}{why}", o.count, g.name)
+            } else {
+                format!(" vs {}{why}", g.name)
+            }
+        }
+        None => String::new(),
+    };
+    let mut block = block(app, Pane::Bar, pane_title(app, Pane::Bar, &against));
+    let breakdown = app.target_breakdown();
+    if let Some(o) = target {
+        let (word, style) = verdict_word(o.verdict, t);
+        let room = if o.free_bytes_per_card >= 0.0 {
+            format!("{:.2} free", to_gb(o.free_bytes_per_card))
+        } else {
+            format!("{:.2} short", to_gb(-o.free_bytes_per_card))
+        };
+        block = block.title_bottom(
+            Line::from(vec![
+                Span::styled(
+                    format!(
+                        " {:.2} / {:.2} GB per card · {room} · ",
+                        to_gb(o.per_card_bytes),
+                        to_gb(o.usable_bytes / f64::from(o.count))
+                    ),
+                    t.text,
+                ),
+                Span::styled(word, style),
+                Span::raw(" "),
+            ])
+            .alignment(Alignment::Right),
+        );
+    }
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let focused = (app.focus == Pane::Bar)
+        .then(|| app.bar_segments().get(app.segment).copied())
+        .flatten();
+    frame.render_widget(
+        MemoryBar {
+            breakdown,
+            target,
+            tight_rule: app.scenario.tight_rule,
+            theme: t,
+            focused,
+        },
+        Rect {
+            x: inner.x + 1,
+            width: inner.width.saturating_sub(2),
+            ..inner
+        },
+    );
+}

@@ -1,0 +1,63 @@
+//! The model picker.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, pane_title, scroll_offset};
+use crate::engine::units::format_params;
+use crate::tui::action::Pane;
+use crate::tui::app::App;
+
+pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
+    let t = app.theme.clone();
+    let filter = if app.filtering || !app.filter.is_empty() {
+        format!(" /{}{}", app.filter, if app.filtering { "▏" } else { "" })
+    } else {
+        String::new()
+    };
+    let block = block(app, Pane::Models, pane_title(app, Pane::Models, &filter));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let visible = app.visible_models();
+    let height = inner.height as usize;
+    let cursor = visible.iter().position(|&i| i == app.model_cursor).unwrap_or(0);
+    app.model_offset = scroll_offset(app.model_offset, cursor, height, visible.len());
+    let mut lines = Vec::new();
+    if visible.is_empty() {
+        lines.push(Line::styled(" no model matches", t.dim));
+    }
+    for (row, &i) in visible.iter().enumerate().skip(app.model_offset).take(height) {
+        let m = &app.models[i];
+        let size = format_params(m.params().total);
+        let mark = if i == app.model { "▶" } else { " " };
+        let name_width = (inner.width as usize).saturating_sub(size.len() + 3);
+        let mut name: String = m.name.chars().take(name_width).collect();
+        if name.chars().count() < m.name.chars().count() && name_width > 1 {
+            name = format!("{}…", name.chars().take(name_width - 1).collect::<String>());
+        }
+        let mut style = if i == app.model {
+            t.text.add_modifier(Modifier::BOLD)
+        } else {
+            t.text
+        };
+        if row == cursor && app.focus == Pane::Models {
+            style = style.patch(t.cursor);
+        }
+        let pad = name_width.saturating_sub(name.chars().count());
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark}{name}{} ", " ".repeat(pad)), style),
+            Span::styled(
+                format!("{size:>w$} ", w = size.len()),
+                if row == cursor && app.focus == Pane::Models {
+                    style
+                } else {
+                    t.dim
+                },
+            ),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
