@@ -7,10 +7,11 @@ use vramfit::tui::app::{App, Knob, Overlay};
 use vramfit::tui::keymap::{BINDINGS, action_for};
 use vramfit::tui::states::fresh_app;
 
+/// A key press as the planner's loop handles it: update, then any file work it asks for.
 fn press(app: &mut App, code: KeyCode) -> bool {
     let key = KeyEvent::new(code, KeyModifiers::NONE);
     match action_for(&key, app.filtering) {
-        Some(a) => app.update(a),
+        Some(a) => vramfit::tui::handle(app, a),
         None => false,
     }
 }

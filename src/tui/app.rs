@@ -4,184 +4,13 @@
 use ratatui::layout::Rect;
 
 use super::action::{Action, Pane};
+pub use super::knobs::*;
 use super::theme::Theme;
 use crate::catalog::Catalog;
 use crate::engine::fit::{SortBy, one_row_per_card};
 use crate::engine::{
-    Breakdown, Choice, Convention, FitOption, KvPrecision, Method, Model, Plan, Scenario, SegmentKind,
-    TightRule, plan,
+    Breakdown, Convention, FitOption, KvPrecision, Model, Plan, Scenario, SegmentKind, plan,
 };
-
-/// Context lengths a slider steps through: powers of two and the common marketed sizes.
-pub const CONTEXT_STEPS: &[u64] = &[
-    512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131_072, 200_000, 262_144, 524_288, 1_048_576,
-];
-pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
-pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
-pub const CARD_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
-pub const HOUR_STEPS: &[u64] = &[1, 8, 24, 72, 168, 720, 2160, 4320, 8640];
-pub const TRAIN_TOKEN_STEPS: &[u64] = &[
-    0,
-    10_000_000,
-    100_000_000,
-    1_000_000_000,
-    10_000_000_000,
-    100_000_000_000,
-    1_000_000_000_000,
-];
-pub const EPOCH_STEPS: &[u64] = &[1, 2, 3, 4, 5, 10];
-pub const UTILIZATION_STEPS: &[u64] = &[20, 30, 35, 40, 45, 50, 60];
-
-pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98];
-
-/// The workload pane's rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Knob {
-    Method,
-    Weights,
-    Kv,
-    Context,
-    Batch,
-    LoraRank,
-    LoraTargets,
-    Optimizer,
-    Precision,
-    Checkpointing,
-    FlashAttention,
-    FusedCe,
-    OptimizerInBackward,
-    Zero,
-    Offload,
-    Cards,
-    Split,
-    Prompt,
-    GpuUtil,
-    Convention,
-    Tight,
-    Hours,
-    Currency,
-    Rank,
-    TrainTokens,
-    Epochs,
-    Utilization,
-}
-
-impl Knob {
-    /// The rows shown for a method, in order.
-    pub fn for_method(method: Method) -> Vec<Knob> {
-        use crate::engine::Method as M;
-        use Knob::*;
-        match method {
-            M::Inference => {
-                vec![
-                    Method,
-                    Weights,
-                    Kv,
-                    Context,
-                    Batch,
-                    Prompt,
-                    FlashAttention,
-                    Cards,
-                    Split,
-                    GpuUtil,
-                    Convention,
-                    Tight,
-                    Hours,
-                    Currency,
-                    Rank,
-                ]
-            }
-            training => {
-                // One list for every training method, so a row added here reaches them all.
-                let adapter: &[Knob] = if training == M::Full {
-                    &[]
-                } else {
-                    &[LoraRank, LoraTargets]
-                };
-                let in_backward: &[Knob] = if training == M::Full {
-                    &[OptimizerInBackward]
-                } else {
-                    &[]
-                };
-                [
-                    &[Method, Weights, Context, Batch][..],
-                    adapter,
-                    &[Optimizer, Precision, Checkpointing, FlashAttention, FusedCe],
-                    in_backward,
-                ]
-                .concat()
-                .into_iter()
-                .chain([
-                    Zero,
-                    Offload,
-                    Cards,
-                    Convention,
-                    Tight,
-                    TrainTokens,
-                    Epochs,
-                    Utilization,
-                    Hours,
-                    Currency,
-                    Rank,
-                ])
-                .collect()
-            }
-        }
-    }
-
-    pub fn label(self, method: Method) -> &'static str {
-        match self {
-            Knob::Method => "Method",
-            Knob::Weights => "Weights",
-            Knob::Kv => "KV cache",
-            Knob::Context if method.is_training() => "Sequence",
-            Knob::Context => "Context",
-            Knob::Batch => "Batch",
-            Knob::LoraRank => "LoRA rank",
-            Knob::LoraTargets => "Targets",
-            Knob::Optimizer => "Optimizer",
-            Knob::Precision => "Precision",
-            Knob::Checkpointing => "Checkpoint",
-            Knob::FlashAttention => "Flash attn",
-            Knob::FusedCe => "Fused CE",
-            Knob::OptimizerInBackward => "Opt in bwd",
-            Knob::Zero => "ZeRO",
-            Knob::Offload => "Offload",
-            Knob::Cards => "Cards",
-            Knob::Split => "Split",
-            Knob::Prompt => "Prompt",
-            Knob::GpuUtil => "GPU util",
-            Knob::Convention => "Rules",
-            Knob::Tight => "Tight when",
-            Knob::Hours => "Rent for",
-            Knob::Currency => "Currency",
-            Knob::Rank => "Rank by",
-            Knob::TrainTokens => "Train tok",
-            Knob::Epochs => "Epochs",
-            Knob::Utilization => "Utilization",
-        }
-    }
-
-    /// Knobs the quick rules fix (shown, but they change nothing there): the quick rules
-    /// assume AdamW in mixed precision, checkpointing, attention-only adapters, one process,
-    /// and the whole card.
-    pub fn calibrated_only(self) -> bool {
-        matches!(
-            self,
-            Knob::LoraTargets
-                | Knob::Optimizer
-                | Knob::Precision
-                | Knob::Checkpointing
-                | Knob::FlashAttention
-                | Knob::FusedCe
-                | Knob::OptimizerInBackward
-                | Knob::Zero
-                | Knob::Offload
-                | Knob::GpuUtil
-        )
-    }
-}
 
 /// What floats over the panes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -214,15 +43,6 @@ pub fn other_convention(sc: &Scenario) -> Scenario {
     }
 }
 
-/// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
-pub fn step(steps: &[u64], value: u64, up: bool) -> u64 {
-    if up {
-        steps.iter().copied().find(|s| *s > value).unwrap_or(value)
-    } else {
-        steps.iter().rev().copied().find(|s| *s < value).unwrap_or(value)
-    }
-}
-
 /// What the view depends on, to tell whether an action changed anything.
 #[derive(PartialEq)]
 struct Fingerprint {
@@ -243,7 +63,16 @@ struct Fingerprint {
     quit: bool,
 }
 
+/// Work the update asks for that touches files: done by `tui::effects` after the update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Save,
+    Export,
+}
+
 pub struct App {
+    /// What the last update asked to be written (taken by `tui::effects::perform`).
+    pub effect: Option<Effect>,
     pub catalog: Catalog,
     /// Display order: an imported model first, then the catalog by family and size.
     pub models: Vec<Model>,
@@ -327,6 +156,7 @@ impl App {
             side_a: None,
             status: None,
             data_dir: crate::planfile::data_dir(),
+            effect: None,
             overlay: Overlay::None,
             overlay_scroll: 0,
             theme,
@@ -484,56 +314,6 @@ impl App {
         crate::planfile::PlanFile::new(model, &self.scenario, self.sort_by, card)
     }
 
-    fn file_stem(&self) -> String {
-        crate::planfile::slug(&[
-            &self.current_model().id,
-            self.scenario.method.id(),
-            self.scenario.weights.id(),
-        ])
-    }
-
-    fn save(&mut self) {
-        let Some(dir) = self.data_dir.as_ref().map(|d| d.join("plans")) else {
-            self.status = Some("cannot save: no data folder (set VRAMFIT_DATA)".into());
-            return;
-        };
-        let path = dir.join(format!("{}.toml", self.file_stem()));
-        let result = std::fs::create_dir_all(&dir).and_then(|_| self.plan_file().save(&path));
-        self.status = Some(match result {
-            Ok(()) => format!("saved {}  (vramfit --open it)", path.display()),
-            Err(e) => format!("cannot save {}: {e}", path.display()),
-        });
-    }
-
-    fn export(&mut self) {
-        let Some(dir) = self.data_dir.as_ref().map(|d| d.join("exports")) else {
-            self.status = Some("cannot export: no data folder (set VRAMFIT_DATA)".into());
-            return;
-        };
-        let area = if self.last_area.width > 0 {
-            self.last_area
-        } else {
-            Rect::new(0, 0, 120, 40)
-        };
-        let buf = super::ui::render_to_buffer(self, area.width, area.height);
-        let svg = super::svg::buffer_to_svg(&buf, self.theme.preview_fg, self.theme.preview_bg);
-        let md = crate::present::markdown::plan_markdown(
-            self.current_model(),
-            &self.catalog.gpus,
-            &self.scenario,
-            &self.plan,
-        );
-        let stem = self.file_stem();
-        let (svg_path, md_path) = (dir.join(format!("{stem}.svg")), dir.join(format!("{stem}.md")));
-        let result = std::fs::create_dir_all(&dir)
-            .and_then(|_| crate::files::write_atomic(&svg_path, svg.as_bytes()))
-            .and_then(|_| crate::files::write_atomic(&md_path, md.as_bytes()));
-        self.status = Some(match result {
-            Ok(()) => format!("exported {} and .md", svg_path.display()),
-            Err(e) => format!("cannot export to {}: {e}", dir.display()),
-        });
-    }
-
     /// A cheap fingerprint of what the view shows.
     fn snapshot(&self) -> Fingerprint {
         Fingerprint {
@@ -555,42 +335,48 @@ impl App {
         }
     }
 
-    fn apply(&mut self, action: Action) {
-        if self.overlay != Overlay::None {
-            match action {
-                Action::Back | Action::Explain
-                    if matches!(self.overlay, Overlay::ExplainSegments | Overlay::ExplainCard(..)) =>
-                {
-                    self.overlay = Overlay::None;
-                    return;
-                }
-                Action::Back | Action::Help => {
-                    self.overlay = Overlay::None;
-                    return;
-                }
-                Action::Compare if self.overlay == Overlay::Compare => {
-                    self.overlay = Overlay::None;
-                    return;
-                }
-                Action::Up => {
-                    self.overlay_scroll = self.overlay_scroll.saturating_sub(1);
-                    return;
-                }
-                Action::Down => {
-                    self.overlay_scroll = self.overlay_scroll.saturating_add(1);
-                    return;
-                }
-                Action::Quit
-                | Action::CycleMethod
-                | Action::CycleWeights
-                | Action::CycleKv
-                | Action::ToggleConvention
-                | Action::ContextUp
-                | Action::ContextDown
-                | Action::BatchUp
-                | Action::BatchDown => {}
-                _ => return,
+    /// With an overlay open: close it, scroll it, or let a one-key knob through (true when
+    /// the action was taken here).
+    fn apply_in_overlay(&mut self, action: Action) -> bool {
+        match action {
+            Action::Back | Action::Explain
+                if matches!(self.overlay, Overlay::ExplainSegments | Overlay::ExplainCard(..)) =>
+            {
+                self.overlay = Overlay::None;
+                true
             }
+            Action::Back | Action::Help => {
+                self.overlay = Overlay::None;
+                true
+            }
+            Action::Compare if self.overlay == Overlay::Compare => {
+                self.overlay = Overlay::None;
+                true
+            }
+            Action::Up => {
+                self.overlay_scroll = self.overlay_scroll.saturating_sub(1);
+                true
+            }
+            Action::Down => {
+                self.overlay_scroll = self.overlay_scroll.saturating_add(1);
+                true
+            }
+            Action::Quit
+            | Action::CycleMethod
+            | Action::CycleWeights
+            | Action::CycleKv
+            | Action::ToggleConvention
+            | Action::ContextUp
+            | Action::ContextDown
+            | Action::BatchUp
+            | Action::BatchDown => false,
+            _ => true,
+        }
+    }
+
+    fn apply(&mut self, action: Action) {
+        if self.overlay != Overlay::None && self.apply_in_overlay(action) {
+            return;
         }
         match action {
             Action::Quit => self.quit = true,
@@ -615,15 +401,7 @@ impl App {
                 };
             }
             Action::ToggleCombos => self.all_combos = !self.all_combos,
-            Action::PinA => {
-                self.side_a = Some(Side {
-                    model: self.model,
-                    scenario: self.scenario.clone(),
-                    plan: self.plan.clone(),
-                    target: self.target().map(|o| (o.gpu, o.count)),
-                });
-                self.status = Some("pinned as A: change anything, then b compares A and B".into());
-            }
+            Action::PinA => self.pin_a(),
             Action::Compare => {
                 if self.side_a.is_some() {
                     self.overlay = Overlay::Compare;
@@ -632,8 +410,9 @@ impl App {
                     self.status = Some("nothing pinned yet: a pins the current plan as A".into());
                 }
             }
-            Action::Save => self.save(),
-            Action::Export => self.export(),
+            // Files are written outside the state update (see `tui::effects`).
+            Action::Save => self.effect = Some(Effect::Save),
+            Action::Export => self.effect = Some(Effect::Export),
             Action::StartFilter => {
                 self.focus = Pane::Models;
                 self.filtering = true;
@@ -661,37 +440,8 @@ impl App {
             Action::PageDown => self.move_by(10),
             Action::Home => self.move_by(-100_000),
             Action::End => self.move_by(100_000),
-            Action::Left | Action::Right => {
-                let up = action == Action::Right;
-                match self.focus {
-                    Pane::Workload => {
-                        let knob = self.knobs()[self.knob.min(self.knobs().len() - 1)];
-                        self.change(knob, up);
-                    }
-                    Pane::Bar => {
-                        let n = self.bar_segments().len().max(1);
-                        self.segment = if up {
-                            (self.segment + 1) % n
-                        } else {
-                            (self.segment + n - 1) % n
-                        };
-                    }
-                    Pane::Models | Pane::Cards => {}
-                }
-            }
-            Action::Select => match self.focus {
-                Pane::Cards => {
-                    let rows = self.visible_cards();
-                    if let Some(&i) = rows.get(self.card_cursor_row()) {
-                        let o = &self.plan.options[i];
-                        let here = (o.gpu, o.count);
-                        // Enter on the pinned card unpins it: the bar follows the cheapest again.
-                        self.pin((self.pinned != Some(here)).then_some(here));
-                    }
-                }
-                Pane::Models => self.focus = Pane::Workload,
-                _ => {}
-            },
+            Action::Left | Action::Right => self.sideways(action == Action::Right),
+            Action::Select => self.select(),
             Action::Click(x, y) => self.click(x, y, false),
             Action::ScrollUp(x, y) => {
                 self.click(x, y, true);
@@ -702,6 +452,53 @@ impl App {
                 self.move_by(3);
             }
         }
+    }
+
+    /// ←/→: turn the focused knob, or move along the bar's segments.
+    fn sideways(&mut self, up: bool) {
+        match self.focus {
+            Pane::Workload => {
+                let knob = self.knobs()[self.knob.min(self.knobs().len() - 1)];
+                self.change(knob, up);
+            }
+            Pane::Bar => {
+                let n = self.bar_segments().len().max(1);
+                self.segment = if up {
+                    (self.segment + 1) % n
+                } else {
+                    (self.segment + n - 1) % n
+                };
+            }
+            Pane::Models | Pane::Cards => {}
+        }
+    }
+
+    /// Enter: pin the card under the cursor (on the pinned one: unpin), or leave the models.
+    fn select(&mut self) {
+        match self.focus {
+            Pane::Cards => {
+                let rows = self.visible_cards();
+                if let Some(&i) = rows.get(self.card_cursor_row()) {
+                    let o = &self.plan.options[i];
+                    let here = (o.gpu, o.count);
+                    // Enter on the pinned card unpins it: the bar follows the cheapest again.
+                    self.pin((self.pinned != Some(here)).then_some(here));
+                }
+            }
+            Pane::Models => self.focus = Pane::Workload,
+            _ => {}
+        }
+    }
+
+    /// `a`: keep the current plan as side A of a comparison.
+    fn pin_a(&mut self) {
+        self.side_a = Some(Side {
+            model: self.model,
+            scenario: self.scenario.clone(),
+            plan: self.plan.clone(),
+            target: self.target().map(|o| (o.gpu, o.count)),
+        });
+        self.status = Some("pinned as A: change anything, then b compares A and B".into());
     }
 
     fn card_or_target(&self) -> Option<(usize, u32)> {
@@ -757,94 +554,7 @@ impl App {
 
     /// Change one knob one step and re-plan.
     pub fn change(&mut self, knob: Knob, up: bool) {
-        let sc = &mut self.scenario;
-        fn cycle<T: Choice>(v: T, up: bool) -> T {
-            if up { v.next() } else { v.prev() }
-        }
-        match knob {
-            Knob::Method => {
-                let before = sc.method;
-                sc.method = cycle(sc.method, up);
-                if sc.validate().is_err() {
-                    sc.weights = sc.method.default_weights();
-                }
-                // Training plans start at the seed's sequence of 2,048; inference at 8,192.
-                if before.is_training() != sc.method.is_training() {
-                    sc.context = if sc.method.is_training() { 2048 } else { 8192 };
-                }
-            }
-            Knob::Weights => {
-                let valid: Vec<_> = crate::engine::WeightPrecision::ALL
-                    .iter()
-                    .copied()
-                    .filter(|w| {
-                        Scenario {
-                            weights: *w,
-                            ..sc.clone()
-                        }
-                        .validate()
-                        .is_ok()
-                    })
-                    .collect();
-                let pos = valid.iter().position(|w| *w == sc.weights).unwrap_or(0);
-                let n = valid.len();
-                sc.weights = valid[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
-            }
-            Knob::Kv => sc.kv = cycle(sc.kv, up),
-            Knob::Context => sc.context = step(CONTEXT_STEPS, sc.context, up),
-            Knob::Batch => sc.batch = step(BATCH_STEPS, sc.batch, up),
-            Knob::LoraRank => sc.lora_rank = step(RANK_STEPS, sc.lora_rank, up),
-            Knob::LoraTargets => sc.lora_targets = cycle(sc.lora_targets, up),
-            Knob::Optimizer => sc.optimizer = cycle(sc.optimizer, up),
-            Knob::Precision => sc.training_precision = cycle(sc.training_precision, up),
-            Knob::Checkpointing => sc.checkpointing = !sc.checkpointing,
-            Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
-            Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
-            Knob::OptimizerInBackward => sc.optimizer_in_backward = !sc.optimizer_in_backward,
-            Knob::Zero => sc.zero = if up { (sc.zero + 1) % 4 } else { (sc.zero + 3) % 4 },
-            Knob::Offload => sc.offload = cycle(sc.offload, up),
-            Knob::Cards => sc.cards = step(CARD_STEPS, u64::from(sc.cards), up) as u32,
-            Knob::Split => sc.split = cycle(sc.split, up),
-            Knob::Prompt => sc.prompt = step(CONTEXT_STEPS, sc.prompt, up),
-            Knob::GpuUtil => {
-                let pos = GPU_UTIL_STEPS
-                    .iter()
-                    .position(|u| (*u - sc.gpu_util).abs() < 1e-9);
-                let i = match (pos, up) {
-                    (Some(p), true) => (p + 1).min(GPU_UTIL_STEPS.len() - 1),
-                    (Some(p), false) => p.saturating_sub(1),
-                    (None, _) => GPU_UTIL_STEPS.iter().position(|u| *u >= sc.gpu_util).unwrap_or(0),
-                };
-                sc.gpu_util = GPU_UTIL_STEPS[i];
-            }
-            Knob::Convention => sc.convention = cycle(sc.convention, up),
-            Knob::Hours => sc.rent.hours = step(HOUR_STEPS, sc.rent.hours as u64, up) as f64,
-            Knob::Currency => {
-                sc.rent.display_currency = if sc.rent.display_currency == "USD" {
-                    "CNY".into()
-                } else {
-                    "USD".into()
-                }
-            }
-            Knob::Rank => self.sort_by = cycle(self.sort_by, up),
-            Knob::TrainTokens => {
-                let now = sc.rent.train_tokens.unwrap_or(0);
-                let next = step(TRAIN_TOKEN_STEPS, now, up);
-                sc.rent.train_tokens = (next > 0).then_some(next);
-            }
-            Knob::Epochs => sc.rent.epochs = step(EPOCH_STEPS, u64::from(sc.rent.epochs), up) as u32,
-            Knob::Utilization => {
-                let v = (sc.rent.utilization * 100.0).round() as u64;
-                sc.rent.utilization = step(UTILIZATION_STEPS, v, up) as f64 / 100.0;
-            }
-            Knob::Tight => {
-                let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
-                let n = TIGHT_RULES.len();
-                sc.tight_rule = TIGHT_RULES[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
-            }
-        }
-        // A step never leaves a knob's range (the one the CLI and plan files check).
-        sc.clamp_to_ranges();
+        knob.turn(&mut self.scenario, &mut self.sort_by, up);
         self.recompute();
     }
 
@@ -890,58 +600,7 @@ impl App {
 
     /// Value text of a knob, for the workload pane.
     pub fn knob_value(&self, knob: Knob) -> String {
-        let sc = &self.scenario;
-        let on = |b: bool| if b { "on" } else { "off" }.to_string();
-        match knob {
-            Knob::Method => sc.method.label().into(),
-            Knob::Weights => sc.weights.label().into(),
-            Knob::Kv => sc.kv.label().into(),
-            Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
-            Knob::Batch => sc.batch.to_string(),
-            Knob::LoraRank => sc.lora_rank.to_string(),
-            Knob::LoraTargets => sc.lora_targets.label().into(),
-            Knob::Optimizer => sc.optimizer.label().into(),
-            Knob::Precision => sc.training_precision.label().into(),
-            Knob::Checkpointing => on(sc.checkpointing),
-            Knob::FlashAttention => on(sc.flash_attention),
-            Knob::FusedCe => on(sc.fused_ce),
-            Knob::OptimizerInBackward => on(sc.optimizer_in_backward),
-            Knob::Zero => format!("stage {}", sc.zero),
-            Knob::Offload => sc.offload.label().into(),
-            Knob::Cards => {
-                if sc.cards == 1 {
-                    let most = crate::engine::plan::candidate_counts(sc)
-                        .last()
-                        .copied()
-                        .unwrap_or(8);
-                    format!("1 (combos of 2–{most} listed)")
-                } else {
-                    format!("{} per plan", sc.cards)
-                }
-            }
-            Knob::Split => sc.split.label().into(),
-            Knob::Prompt => crate::engine::units::group_thousands(sc.prompt as i64),
-            Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
-            Knob::Convention => sc.convention.label().into(),
-            Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
-            Knob::Hours => crate::present::hours_label(sc.rent.hours),
-            Knob::Currency if sc.rent.display_currency == "CNY" => {
-                format!("CNY ({} CNY per USD)", sc.rent.rates.usd_cny)
-            }
-            Knob::Currency => sc.rent.display_currency.clone(),
-            Knob::Rank => self.sort_by.label().into(),
-            Knob::TrainTokens => match sc.rent.train_tokens {
-                Some(t) => format!(
-                    "{} tokens",
-                    crate::engine::units::format_params(t)
-                        .replace('B', " B")
-                        .replace('M', " M")
-                ),
-                None => "off (no time to finish)".into(),
-            },
-            Knob::Epochs => sc.rent.epochs.to_string(),
-            Knob::Utilization => format!("{:.0} % of peak", sc.rent.utilization * 100.0),
-        }
+        knob.value(&self.scenario, self.sort_by)
     }
 
     /// For tests and scripted states: KV precision by id.

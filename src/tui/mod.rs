@@ -2,7 +2,9 @@
 
 pub mod action;
 pub mod app;
+pub mod effects;
 pub mod keymap;
+pub mod knobs;
 pub mod layout;
 pub mod states;
 pub mod svg;
@@ -30,6 +32,13 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
         },
         _ => None,
     }
+}
+
+/// Apply one action and carry out the file work it asks for. Returns whether anything
+/// visible changed (the loop redraws only then).
+pub fn handle(app: &mut App, action: Action) -> bool {
+    let changed = app.update(action);
+    effects::perform(app) || changed
 }
 
 /// Run the planner until the user quits. The terminal is restored on return, on error and
@@ -67,7 +76,7 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> color_eyre::Resu
         // Blocking read: nothing animates, so an idle planner uses no CPU.
         let event = event::read()?;
         let changed = match action_for_event(app, &event) {
-            Some(action) => app.update(action),
+            Some(action) => handle(app, action),
             None => matches!(event, Event::Resize(..)),
         };
         if changed && !app.quit {

@@ -1,0 +1,69 @@
+//! The planner's effects: writing plan files and exports. Kept out of the state update, so
+//! `App` stays pure state and the only module that both reads state and writes files is here.
+
+use ratatui::layout::Rect;
+
+use super::app::{App, Effect};
+use crate::engine::Choice;
+
+/// Carry out what the last update asked for, if anything. Returns whether it did.
+pub fn perform(app: &mut App) -> bool {
+    match app.effect.take() {
+        Some(Effect::Save) => save(app),
+        Some(Effect::Export) => export(app),
+        None => return false,
+    }
+    true
+}
+
+fn file_stem(app: &App) -> String {
+    crate::planfile::slug(&[
+        &app.current_model().id,
+        app.scenario.method.id(),
+        app.scenario.weights.id(),
+    ])
+}
+
+/// Save the plan as TOML in the data folder, atomically; the status line says where.
+fn save(app: &mut App) {
+    let Some(dir) = app.data_dir.as_ref().map(|d| d.join("plans")) else {
+        app.status = Some("cannot save: no data folder (set VRAMFIT_DATA)".into());
+        return;
+    };
+    let path = dir.join(format!("{}.toml", file_stem(app)));
+    let result = std::fs::create_dir_all(&dir).and_then(|_| app.plan_file().save(&path));
+    app.status = Some(match result {
+        Ok(()) => format!("saved {}  (vramfit --open it)", path.display()),
+        Err(e) => format!("cannot save {}: {e}", path.display()),
+    });
+}
+
+/// Export the screen as SVG and the plan as Markdown into the data folder.
+fn export(app: &mut App) {
+    let Some(dir) = app.data_dir.as_ref().map(|d| d.join("exports")) else {
+        app.status = Some("cannot export: no data folder (set VRAMFIT_DATA)".into());
+        return;
+    };
+    let area = if app.last_area.width > 0 {
+        app.last_area
+    } else {
+        Rect::new(0, 0, 120, 40)
+    };
+    let buf = super::ui::render_to_buffer(app, area.width, area.height);
+    let svg = super::svg::buffer_to_svg(&buf, app.theme.preview_fg, app.theme.preview_bg);
+    let md = crate::present::markdown::plan_markdown(
+        app.current_model(),
+        &app.catalog.gpus,
+        &app.scenario,
+        &app.plan,
+    );
+    let stem = file_stem(app);
+    let (svg_path, md_path) = (dir.join(format!("{stem}.svg")), dir.join(format!("{stem}.md")));
+    let result = std::fs::create_dir_all(&dir)
+        .and_then(|_| crate::files::write_atomic(&svg_path, svg.as_bytes()))
+        .and_then(|_| crate::files::write_atomic(&md_path, md.as_bytes()));
+    app.status = Some(match result {
+        Ok(()) => format!("exported {} and .md", svg_path.display()),
+        Err(e) => format!("cannot export to {}: {e}", dir.display()),
+    });
+}

@@ -1,0 +1,339 @@
+//! The workload pane's knobs as data: which rows each method shows, their labels, their
+//! value text, and how one step turns them (inside the ranges the CLI and plan files use).
+
+use crate::engine::fit::SortBy;
+use crate::engine::{Choice, Method, Scenario, TightRule};
+
+/// Context lengths a slider steps through: powers of two and the common marketed sizes.
+pub const CONTEXT_STEPS: &[u64] = &[
+    512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131_072, 200_000, 262_144, 524_288, 1_048_576,
+];
+pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
+pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
+pub const CARD_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
+pub const HOUR_STEPS: &[u64] = &[1, 8, 24, 72, 168, 720, 2160, 4320, 8640];
+pub const TRAIN_TOKEN_STEPS: &[u64] = &[
+    0,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+];
+pub const EPOCH_STEPS: &[u64] = &[1, 2, 3, 4, 5, 10];
+pub const UTILIZATION_STEPS: &[u64] = &[20, 30, 35, 40, 45, 50, 60];
+
+pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98];
+
+/// The workload pane's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    Method,
+    Weights,
+    Kv,
+    Context,
+    Batch,
+    LoraRank,
+    LoraTargets,
+    Optimizer,
+    Precision,
+    Checkpointing,
+    FlashAttention,
+    FusedCe,
+    OptimizerInBackward,
+    Zero,
+    Offload,
+    Cards,
+    Split,
+    Prompt,
+    GpuUtil,
+    Convention,
+    Tight,
+    Hours,
+    Currency,
+    Rank,
+    TrainTokens,
+    Epochs,
+    Utilization,
+}
+
+impl Knob {
+    /// The rows shown for a method, in order.
+    pub fn for_method(method: Method) -> Vec<Knob> {
+        use crate::engine::Method as M;
+        use Knob::*;
+        match method {
+            M::Inference => {
+                vec![
+                    Method,
+                    Weights,
+                    Kv,
+                    Context,
+                    Batch,
+                    Prompt,
+                    FlashAttention,
+                    Cards,
+                    Split,
+                    GpuUtil,
+                    Convention,
+                    Tight,
+                    Hours,
+                    Currency,
+                    Rank,
+                ]
+            }
+            training => {
+                // One list for every training method, so a row added here reaches them all.
+                let adapter: &[Knob] = if training == M::Full {
+                    &[]
+                } else {
+                    &[LoraRank, LoraTargets]
+                };
+                let in_backward: &[Knob] = if training == M::Full {
+                    &[OptimizerInBackward]
+                } else {
+                    &[]
+                };
+                [
+                    &[Method, Weights, Context, Batch][..],
+                    adapter,
+                    &[Optimizer, Precision, Checkpointing, FlashAttention, FusedCe],
+                    in_backward,
+                ]
+                .concat()
+                .into_iter()
+                .chain([
+                    Zero,
+                    Offload,
+                    Cards,
+                    Convention,
+                    Tight,
+                    TrainTokens,
+                    Epochs,
+                    Utilization,
+                    Hours,
+                    Currency,
+                    Rank,
+                ])
+                .collect()
+            }
+        }
+    }
+
+    pub fn label(self, method: Method) -> &'static str {
+        match self {
+            Knob::Method => "Method",
+            Knob::Weights => "Weights",
+            Knob::Kv => "KV cache",
+            Knob::Context if method.is_training() => "Sequence",
+            Knob::Context => "Context",
+            Knob::Batch => "Batch",
+            Knob::LoraRank => "LoRA rank",
+            Knob::LoraTargets => "Targets",
+            Knob::Optimizer => "Optimizer",
+            Knob::Precision => "Precision",
+            Knob::Checkpointing => "Checkpoint",
+            Knob::FlashAttention => "Flash attn",
+            Knob::FusedCe => "Fused CE",
+            Knob::OptimizerInBackward => "Opt in bwd",
+            Knob::Zero => "ZeRO",
+            Knob::Offload => "Offload",
+            Knob::Cards => "Cards",
+            Knob::Split => "Split",
+            Knob::Prompt => "Prompt",
+            Knob::GpuUtil => "GPU util",
+            Knob::Convention => "Rules",
+            Knob::Tight => "Tight when",
+            Knob::Hours => "Rent for",
+            Knob::Currency => "Currency",
+            Knob::Rank => "Rank by",
+            Knob::TrainTokens => "Train tok",
+            Knob::Epochs => "Epochs",
+            Knob::Utilization => "Utilization",
+        }
+    }
+
+    /// Knobs the quick rules fix (shown, but they change nothing there): the quick rules
+    /// assume AdamW in mixed precision, checkpointing, attention-only adapters, one process,
+    /// and the whole card.
+    pub fn calibrated_only(self) -> bool {
+        matches!(
+            self,
+            Knob::LoraTargets
+                | Knob::Optimizer
+                | Knob::Precision
+                | Knob::Checkpointing
+                | Knob::FlashAttention
+                | Knob::FusedCe
+                | Knob::OptimizerInBackward
+                | Knob::Zero
+                | Knob::Offload
+                | Knob::GpuUtil
+        )
+    }
+
+    /// Value text of a knob, for the workload pane.
+    pub fn value(self, sc: &Scenario, sort_by: SortBy) -> String {
+        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+        match self {
+            Knob::Method => sc.method.label().into(),
+            Knob::Weights => sc.weights.label().into(),
+            Knob::Kv => sc.kv.label().into(),
+            Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
+            Knob::Batch => sc.batch.to_string(),
+            Knob::LoraRank => sc.lora_rank.to_string(),
+            Knob::LoraTargets => sc.lora_targets.label().into(),
+            Knob::Optimizer => sc.optimizer.label().into(),
+            Knob::Precision => sc.training_precision.label().into(),
+            Knob::Checkpointing => on(sc.checkpointing),
+            Knob::FlashAttention => on(sc.flash_attention),
+            Knob::FusedCe => on(sc.fused_ce),
+            Knob::OptimizerInBackward => on(sc.optimizer_in_backward),
+            Knob::Zero => format!("stage {}", sc.zero),
+            Knob::Offload => sc.offload.label().into(),
+            Knob::Cards => {
+                if sc.cards == 1 {
+                    let most = crate::engine::plan::candidate_counts(sc)
+                        .last()
+                        .copied()
+                        .unwrap_or(8);
+                    format!("1 (combos of 2–{most} listed)")
+                } else {
+                    format!("{} per plan", sc.cards)
+                }
+            }
+            Knob::Split => sc.split.label().into(),
+            Knob::Prompt => crate::engine::units::group_thousands(sc.prompt as i64),
+            Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
+            Knob::Convention => sc.convention.label().into(),
+            Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
+            Knob::Hours => crate::present::hours_label(sc.rent.hours),
+            Knob::Currency if sc.rent.display_currency == "CNY" => {
+                format!("CNY ({} CNY per USD)", sc.rent.rates.usd_cny)
+            }
+            Knob::Currency => sc.rent.display_currency.clone(),
+            Knob::Rank => sort_by.label().into(),
+            Knob::TrainTokens => match sc.rent.train_tokens {
+                Some(t) => format!(
+                    "{} tokens",
+                    crate::engine::units::format_params(t)
+                        .replace('B', " B")
+                        .replace('M', " M")
+                ),
+                None => "off (no time to finish)".into(),
+            },
+            Knob::Epochs => sc.rent.epochs.to_string(),
+            Knob::Utilization => format!("{:.0} % of peak", sc.rent.utilization * 100.0),
+        }
+    }
+
+    /// Turn the knob one step up or down (a ranking knob turns `sort_by`); the numbers
+    /// stay in their ranges.
+    pub fn turn(self, sc: &mut Scenario, sort_by: &mut SortBy, up: bool) {
+        match self {
+            Knob::Method => next_method(sc, up),
+            Knob::Weights => next_weights(sc, up),
+            Knob::Kv => sc.kv = cycle(sc.kv, up),
+            Knob::Context => sc.context = step(CONTEXT_STEPS, sc.context, up),
+            Knob::Batch => sc.batch = step(BATCH_STEPS, sc.batch, up),
+            Knob::LoraRank => sc.lora_rank = step(RANK_STEPS, sc.lora_rank, up),
+            Knob::LoraTargets => sc.lora_targets = cycle(sc.lora_targets, up),
+            Knob::Optimizer => sc.optimizer = cycle(sc.optimizer, up),
+            Knob::Precision => sc.training_precision = cycle(sc.training_precision, up),
+            Knob::Checkpointing => sc.checkpointing = !sc.checkpointing,
+            Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
+            Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
+            Knob::OptimizerInBackward => sc.optimizer_in_backward = !sc.optimizer_in_backward,
+            Knob::Zero => sc.zero = if up { (sc.zero + 1) % 4 } else { (sc.zero + 3) % 4 },
+            Knob::Offload => sc.offload = cycle(sc.offload, up),
+            Knob::Cards => sc.cards = step(CARD_STEPS, u64::from(sc.cards), up) as u32,
+            Knob::Split => sc.split = cycle(sc.split, up),
+            Knob::Prompt => sc.prompt = step(CONTEXT_STEPS, sc.prompt, up),
+            Knob::GpuUtil => {
+                let pos = GPU_UTIL_STEPS
+                    .iter()
+                    .position(|u| (*u - sc.gpu_util).abs() < 1e-9);
+                let i = match (pos, up) {
+                    (Some(p), true) => (p + 1).min(GPU_UTIL_STEPS.len() - 1),
+                    (Some(p), false) => p.saturating_sub(1),
+                    (None, _) => GPU_UTIL_STEPS.iter().position(|u| *u >= sc.gpu_util).unwrap_or(0),
+                };
+                sc.gpu_util = GPU_UTIL_STEPS[i];
+            }
+            Knob::Convention => sc.convention = cycle(sc.convention, up),
+            Knob::Hours => sc.rent.hours = step(HOUR_STEPS, sc.rent.hours as u64, up) as f64,
+            Knob::Currency => {
+                sc.rent.display_currency = if sc.rent.display_currency == "USD" {
+                    "CNY".into()
+                } else {
+                    "USD".into()
+                }
+            }
+            Knob::Rank => *sort_by = cycle(*sort_by, up),
+            Knob::TrainTokens => {
+                let now = sc.rent.train_tokens.unwrap_or(0);
+                let next = step(TRAIN_TOKEN_STEPS, now, up);
+                sc.rent.train_tokens = (next > 0).then_some(next);
+            }
+            Knob::Epochs => sc.rent.epochs = step(EPOCH_STEPS, u64::from(sc.rent.epochs), up) as u32,
+            Knob::Utilization => {
+                let v = (sc.rent.utilization * 100.0).round() as u64;
+                sc.rent.utilization = step(UTILIZATION_STEPS, v, up) as f64 / 100.0;
+            }
+            Knob::Tight => {
+                let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
+                let n = TIGHT_RULES.len();
+                sc.tight_rule = TIGHT_RULES[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
+            }
+        }
+        // A step never leaves a knob's range (the one the CLI and plan files check).
+        sc.clamp_to_ranges();
+    }
+}
+
+/// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
+pub fn step(steps: &[u64], value: u64, up: bool) -> u64 {
+    if up {
+        steps.iter().copied().find(|s| *s > value).unwrap_or(value)
+    } else {
+        steps.iter().rev().copied().find(|s| *s < value).unwrap_or(value)
+    }
+}
+
+fn cycle<T: Choice>(v: T, up: bool) -> T {
+    if up { v.next() } else { v.prev() }
+}
+
+/// The next method; a weight format the new method cannot use falls back to its default.
+fn next_method(sc: &mut Scenario, up: bool) {
+    let before = sc.method;
+    sc.method = cycle(sc.method, up);
+    if sc.validate().is_err() {
+        sc.weights = sc.method.default_weights();
+    }
+    // Training plans start at the seed's sequence of 2,048; inference at 8,192.
+    if before.is_training() != sc.method.is_training() {
+        sc.context = if sc.method.is_training() { 2048 } else { 8192 };
+    }
+}
+
+/// The next weight format among those valid for the method.
+fn next_weights(sc: &mut Scenario, up: bool) {
+    let valid: Vec<_> = crate::engine::WeightPrecision::ALL
+        .iter()
+        .copied()
+        .filter(|w| {
+            Scenario {
+                weights: *w,
+                ..sc.clone()
+            }
+            .validate()
+            .is_ok()
+        })
+        .collect();
+    let pos = valid.iter().position(|w| *w == sc.weights).unwrap_or(0);
+    let n = valid.len();
+    sc.weights = valid[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
+}
