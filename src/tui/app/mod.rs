@@ -1,5 +1,8 @@
 //! The planner's state and its update function: key → action → scenario → plan.
-//! Nothing here draws; the view reads this state.
+//! Nothing here draws; the view reads this state. Cursor movement and the mouse are in
+//! `navigation`.
+
+mod navigation;
 
 use ratatui::layout::Rect;
 
@@ -7,7 +10,7 @@ use super::action::{Action, Pane};
 pub use super::knobs::*;
 use super::theme::Theme;
 use crate::catalog::Catalog;
-use crate::engine::fit::{SortBy, one_row_per_card};
+use crate::engine::fit::SortBy;
 use crate::engine::{
     Breakdown, Convention, FitOption, KvPrecision, Model, Plan, Scenario, SegmentKind, plan,
 };
@@ -173,40 +176,6 @@ impl App {
         &self.models[self.model]
     }
 
-    /// Indices into `models` that pass the filter.
-    pub fn visible_models(&self) -> Vec<usize> {
-        let f = self.filter.to_lowercase();
-        self.models
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| {
-                f.is_empty()
-                    || m.id.to_lowercase().contains(&f)
-                    || m.name.to_lowercase().contains(&f)
-                    || m.family.to_lowercase().contains(&f)
-            })
-            .map(|(i, _)| i)
-            .collect()
-    }
-
-    /// Indices into `plan.options` shown in the cards pane.
-    pub fn visible_cards(&self) -> Vec<usize> {
-        if self.all_combos {
-            return (0..self.plan.options.len()).collect();
-        }
-        let mut rows = one_row_per_card(&self.plan.options);
-        // The card the bar is pinned to is always listed, even when a combo of it fits.
-        if let Some((g, n)) = self.pinned
-            && let Some(i) = self.plan.options.iter().position(|o| o.gpu == g && o.count == n)
-            && !rows.contains(&i)
-        {
-            rows.push(i);
-            // In ranked order, as the options themselves are.
-            rows.sort_unstable();
-        }
-        rows
-    }
-
     /// The option the memory bar is drawn against: the pinned one, else the cheapest fit
     /// under the rank, else (nothing fits) the one that comes closest.
     pub fn target(&self) -> Option<&FitOption> {
@@ -229,17 +198,6 @@ impl App {
             .options
             .iter()
             .find(|o| o.gpu == gpu && o.count == count)
-    }
-
-    /// Row of the card cursor among the visible cards.
-    pub fn card_cursor_row(&self) -> usize {
-        let rows = self.visible_cards();
-        self.card_cursor
-            .and_then(|(g, n)| {
-                rows.iter()
-                    .position(|&i| self.plan.options[i].gpu == g && self.plan.options[i].count == n)
-            })
-            .unwrap_or(0)
     }
 
     /// The segments drawn, in bar order.
@@ -454,42 +412,6 @@ impl App {
         }
     }
 
-    /// ←/→: turn the focused knob, or move along the bar's segments.
-    fn sideways(&mut self, up: bool) {
-        match self.focus {
-            Pane::Workload => {
-                let knob = self.knobs()[self.knob.min(self.knobs().len() - 1)];
-                self.change(knob, up);
-            }
-            Pane::Bar => {
-                let n = self.bar_segments().len().max(1);
-                self.segment = if up {
-                    (self.segment + 1) % n
-                } else {
-                    (self.segment + n - 1) % n
-                };
-            }
-            Pane::Models | Pane::Cards => {}
-        }
-    }
-
-    /// Enter: pin the card under the cursor (on the pinned one: unpin), or leave the models.
-    fn select(&mut self) {
-        match self.focus {
-            Pane::Cards => {
-                let rows = self.visible_cards();
-                if let Some(&i) = rows.get(self.card_cursor_row()) {
-                    let o = &self.plan.options[i];
-                    let here = (o.gpu, o.count);
-                    // Enter on the pinned card unpins it: the bar follows the cheapest again.
-                    self.pin((self.pinned != Some(here)).then_some(here));
-                }
-            }
-            Pane::Models => self.focus = Pane::Workload,
-            _ => {}
-        }
-    }
-
     /// `a`: keep the current plan as side A of a comparison.
     fn pin_a(&mut self) {
         self.side_a = Some(Side {
@@ -501,23 +423,6 @@ impl App {
         self.status = Some("pinned as A: change anything, then b compares A and B".into());
     }
 
-    fn card_or_target(&self) -> Option<(usize, u32)> {
-        let rows = self.visible_cards();
-        rows.get(self.card_cursor_row())
-            .map(|&i| (self.plan.options[i].gpu, self.plan.options[i].count))
-    }
-
-    /// Keep the model cursor on a visible model while the filter changes; pick it.
-    fn follow_filter(&mut self) {
-        let visible = self.visible_models();
-        if let Some(&first) = visible.first()
-            && !visible.contains(&self.model_cursor)
-        {
-            self.model_cursor = first;
-            self.set_model(first);
-        }
-    }
-
     fn set_model(&mut self, index: usize) {
         if index != self.model {
             self.model = index;
@@ -525,77 +430,10 @@ impl App {
         }
     }
 
-    fn move_by(&mut self, delta: i64) {
-        let clamp = |pos: usize, len: usize| -> usize {
-            (pos as i64 + delta).clamp(0, len.saturating_sub(1) as i64) as usize
-        };
-        match self.focus {
-            Pane::Models => {
-                let visible = self.visible_models();
-                let pos = visible.iter().position(|&i| i == self.model_cursor).unwrap_or(0);
-                if let Some(&next) = visible.get(clamp(pos, visible.len())) {
-                    self.model_cursor = next;
-                    self.set_model(next);
-                }
-            }
-            Pane::Workload => self.knob = clamp(self.knob, self.knobs().len()),
-            Pane::Bar => {
-                let n = self.bar_segments().len();
-                self.segment = clamp(self.segment, n);
-            }
-            Pane::Cards => {
-                let rows = self.visible_cards();
-                if let Some(&i) = rows.get(clamp(self.card_cursor_row(), rows.len())) {
-                    self.card_cursor = Some((self.plan.options[i].gpu, self.plan.options[i].count));
-                }
-            }
-        }
-    }
-
     /// Change one knob one step and re-plan.
     pub fn change(&mut self, knob: Knob, up: bool) {
         knob.turn(&mut self.scenario, &mut self.sort_by, up);
         self.recompute();
-    }
-
-    /// Focus the pane under a click, and put the cursor on the clicked row.
-    fn click(&mut self, x: u16, y: u16, focus_only: bool) {
-        let Some(layout) = super::layout::PlannerLayout::new(self.last_area) else {
-            return;
-        };
-        let Some((pane, rect)) = layout.pane_at(x, y) else {
-            return;
-        };
-        self.focus = pane;
-        if focus_only || y <= rect.y {
-            return;
-        }
-        let row = (y - rect.y - 1) as usize;
-        match pane {
-            Pane::Models => {
-                let visible = self.visible_models();
-                if let Some(&i) = visible.get(self.model_offset + row) {
-                    self.model_cursor = i;
-                    self.set_model(i);
-                }
-            }
-            Pane::Workload => {
-                let row = row + self.knob_offset;
-                if row < self.knobs().len() {
-                    self.knob = row;
-                }
-            }
-            Pane::Cards => {
-                let rows = self.visible_cards();
-                // One header row above the cards.
-                if row >= 1
-                    && let Some(&i) = rows.get(self.card_offset + row - 1)
-                {
-                    self.card_cursor = Some((self.plan.options[i].gpu, self.plan.options[i].count));
-                }
-            }
-            Pane::Bar => {}
-        }
     }
 
     /// Value text of a knob, for the workload pane.
