@@ -9,7 +9,7 @@ fn every_case_has_a_setup_and_the_right_model() {
     let catalog = Catalog::embedded().unwrap();
     let rows = evaluate(&catalog).unwrap();
     assert_eq!(rows.len(), cases().unwrap().len());
-    assert_eq!(rows.len(), setups().len(), "a setup without a case");
+    assert_eq!(rows.len(), setups().unwrap().len(), "a setup without a case");
     for r in &rows {
         assert!(
             r.model_params_match,

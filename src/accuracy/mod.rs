@@ -1,0 +1,330 @@
+//! Predicted vs measured: every published run of `tests/data/measurements.toml` (a copy of
+//! the project's reference file) through the engine, under both conventions.
+//!
+//! Each case is mapped to a scenario by hand below: the sources describe their runs in
+//! prose (optimizer, precision, checkpointing, sharding), so the mapping says what was set
+//! and, where the engine has no knob for something the run did, says that too. Each case
+//! is compared on what its source measured: torch's allocated bytes (no CUDA context, no
+//! allocator slack), torch's reserved bytes (no CUDA context), what nvidia-smi or a write-up
+//! shows (everything), the weights alone, an engine's KV budget, or decode speed (which
+//! must stay under the bandwidth ceiling).
+
+use serde::Deserialize;
+
+use crate::catalog::{Catalog, hf};
+use crate::engine::memory::{SegmentKind, breakdown};
+use crate::engine::plan::plan;
+use crate::engine::{Convention, Method, Model, Scenario, WeightPrecision};
+
+pub const MEASUREMENTS: &str = include_str!("../../tests/data/measurements.toml");
+
+/// The fields of a case this module reads (the file has many more).
+#[derive(Debug, Deserialize)]
+pub struct Case {
+    pub id: String,
+    pub kind: String,
+    pub confidence: Option<String>,
+    pub measured_value: f64,
+    pub measured_unit: String,
+    pub measured_metric: String,
+    pub arch_params: Option<u64>,
+    pub gpu_count: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+struct File {
+    case: Vec<Case>,
+}
+
+pub fn cases() -> Result<Vec<Case>, toml::de::Error> {
+    toml::from_str::<File>(MEASUREMENTS).map(|f| f.case)
+}
+
+/// What the source measured.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Compare {
+    /// torch allocated / active peak: the total without CUDA context and allocator slack.
+    TorchAllocated,
+    /// torch reserved: the total without the CUDA context.
+    TorchReserved,
+    /// nvidia-smi or a write-up's per-GPU figure: everything.
+    Total,
+    /// Bytes of the loaded weights.
+    Weights,
+    /// KV bytes an engine allocates per card after weights, activations and overhead.
+    KvBudget { gpu: String, util: f64 },
+    /// Decode tokens/s: must stay under the bandwidth ceiling of this card.
+    DecodeCeiling { gpu: String },
+}
+
+mod setups;
+pub use setups::{SETUPS, Setup, setups};
+
+/// GPTBigCode 15.5B (bigcode/octocoder), which the catalog does not carry.
+const OCTOCODER_CONFIG: &str = r#"{"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48,
+ "n_inner": 24576, "n_positions": 8192, "vocab_size": 49152, "multi_query": true}"#;
+
+/// One line of the accuracy table.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub id: String,
+    pub confidence: String,
+    pub compare: Compare,
+    /// Bytes, or tokens/s for decode cases.
+    pub measured: f64,
+    pub predicted: f64,
+    pub seed_predicted: f64,
+    pub tolerance: f64,
+    pub note: String,
+    pub model_params_match: bool,
+}
+
+impl Row {
+    /// Signed relative error of the calibrated prediction (decode: ceiling over measured − 1).
+    pub fn error(&self) -> f64 {
+        self.predicted / self.measured - 1.0
+    }
+
+    pub fn seed_error(&self) -> f64 {
+        self.seed_predicted / self.measured - 1.0
+    }
+
+    pub fn is_decode(&self) -> bool {
+        matches!(self.compare, Compare::DecodeCeiling { .. })
+    }
+
+    /// Memory cases: within tolerance. Decode cases: the measured speed is under the ceiling.
+    pub fn passes(&self) -> bool {
+        if self.is_decode() {
+            self.measured <= self.predicted
+        } else {
+            self.error().abs() <= self.tolerance
+        }
+    }
+}
+
+fn unit_bytes(unit: &str) -> f64 {
+    if unit.starts_with("GiB") {
+        1_073_741_824.0
+    } else if unit.starts_with("MiB") {
+        1_048_576.0
+    } else {
+        1e9
+    }
+}
+
+fn predict(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compare) -> f64 {
+    let b = breakdown(model, sc);
+    let overhead = b.segment(SegmentKind::Overhead);
+    let part = |name: &str| overhead.map_or(0.0, |s| s.part(name));
+    match compare {
+        Compare::TorchAllocated => b.total() - part("cuda_context") - part("allocator_fragmentation"),
+        Compare::TorchReserved => b.total() - part("cuda_context"),
+        Compare::Total => b.total(),
+        Compare::Weights => b.get(SegmentKind::Weights),
+        Compare::KvBudget { gpu, util } => {
+            let g = catalog
+                .gpu_index(gpu)
+                .map(|i| catalog.gpus[i].memory_real_bytes())
+                .unwrap_or(0.0);
+            g * util - (b.total() - b.get(SegmentKind::KvCache))
+        }
+        Compare::DecodeCeiling { gpu } => {
+            let Some(i) = catalog.gpu_index(gpu) else {
+                return 0.0;
+            };
+            let one = vec![catalog.gpus[i].clone()];
+            let p = plan(
+                model,
+                &one,
+                &Scenario {
+                    cards: 1,
+                    ..sc.clone()
+                },
+                false,
+            );
+            p.options
+                .first()
+                .and_then(|o| o.decode_tokens_per_s)
+                .unwrap_or(0.0)
+        }
+    }
+}
+
+/// The seed convention's figure for the same run (it has no knobs: only method, weights,
+/// context and batch carry over; combos share the total equally).
+fn predict_seed(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compare) -> f64 {
+    let mut seed = Scenario {
+        convention: Convention::Seed,
+        ..sc.clone()
+    };
+    if seed.method == Method::Qlora && !seed.weights.is_4bit_base() {
+        seed.weights = WeightPrecision::Nf4;
+    }
+    let b = breakdown(model, &seed);
+    let n = f64::from(sc.cards.max(1));
+    match compare {
+        Compare::Weights => b.get(SegmentKind::Weights) / n,
+        Compare::KvBudget { gpu, util } => {
+            let g = catalog
+                .gpu_index(gpu)
+                .map(|i| catalog.gpus[i].memory_bytes())
+                .unwrap_or(0.0);
+            g * util - (b.total() - b.get(SegmentKind::KvCache)) / n
+        }
+        Compare::DecodeCeiling { .. } => predict(catalog, model, &seed, compare),
+        _ => b.total() / n,
+    }
+}
+
+/// Run every case. Errors name a case that has no setup or a model that is missing.
+pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
+    let cases = cases().map_err(|e| format!("measurements.toml: {e}"))?;
+    let setups = setups()?;
+    let octocoder =
+        hf::from_str("octocoder/config.json", OCTOCODER_CONFIG, "octocoder").map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    for case in &cases {
+        let setup = setups
+            .iter()
+            .find(|s| s.id == case.id)
+            .ok_or_else(|| format!("no setup for case {}", case.id))?;
+        let model = if setup.model == "octocoder" {
+            octocoder.clone()
+        } else {
+            catalog
+                .model(&setup.model)
+                .cloned()
+                .ok_or_else(|| format!("catalog lacks {}", setup.model))?
+        };
+        setup
+            .scenario
+            .validate()
+            .map_err(|e| format!("{}: {e}", case.id))?;
+        let measured = if case.kind == "decode" {
+            case.measured_value
+        } else {
+            case.measured_value * unit_bytes(&case.measured_unit)
+        };
+        rows.push(Row {
+            id: case.id.clone(),
+            confidence: case.confidence.clone().unwrap_or_default(),
+            compare: setup.compare.clone(),
+            measured,
+            predicted: predict(catalog, &model, &setup.scenario, &setup.compare),
+            seed_predicted: predict_seed(catalog, &model, &setup.scenario, &setup.compare),
+            tolerance: setup.tolerance,
+            note: setup.note.clone(),
+            model_params_match: case.arch_params.is_none_or(|p| p == model.params().total),
+        });
+    }
+    Ok(rows)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return 0.0;
+    }
+    let m = v.len() / 2;
+    if v.len().is_multiple_of(2) {
+        (v[m - 1] + v[m]) / 2.0
+    } else {
+        v[m]
+    }
+}
+
+/// Median |error| of the memory cases, calibrated and seed.
+pub fn medians(rows: &[Row]) -> (f64, f64) {
+    let mem: Vec<&Row> = rows.iter().filter(|r| !r.is_decode()).collect();
+    (
+        median(mem.iter().map(|r| r.error().abs()).collect()),
+        median(mem.iter().map(|r| r.seed_error().abs()).collect()),
+    )
+}
+
+fn compare_label(c: &Compare) -> &'static str {
+    match c {
+        Compare::TorchAllocated => "torch allocated",
+        Compare::TorchReserved => "torch reserved",
+        Compare::Total => "per-GPU total",
+        Compare::Weights => "weights",
+        Compare::KvBudget { .. } => "KV budget",
+        Compare::DecodeCeiling { .. } => "decode t/s",
+    }
+}
+
+/// The table of `docs/accuracy.md`.
+pub fn markdown(rows: &[Row]) -> String {
+    use std::fmt::Write as _;
+    let gib = |b: f64| b / 1_073_741_824.0;
+    let (cal, seed) = medians(rows);
+    let mem: Vec<&Row> = rows.iter().filter(|r| !r.is_decode()).collect();
+    let within15 = mem.iter().filter(|r| r.error().abs() <= 0.15).count();
+    let mut s = String::new();
+    let _ = writeln!(s, "# Accuracy: predicted vs measured\n");
+    let _ = writeln!(
+        s,
+        "Generated by `cargo run --release -- accuracy > docs/accuracy.md` from `tests/data/measurements.toml`\n\
+         (published runs, copied from the project's reference file); `tests/accuracy.rs` asserts the same\n\
+         numbers. Memory in GiB. Error = predicted / measured − 1. The mapping of each run to a scenario\n\
+         is in `src/accuracy.rs`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "Memory cases: {} · median |error| calibrated **{:.1} %**, quick rules {:.1} % · calibrated within 15 %: {within15} of {}.\n",
+        mem.len(),
+        cal * 100.0,
+        seed * 100.0,
+        mem.len()
+    );
+    let _ = writeln!(
+        s,
+        "| case | conf. | compared | measured | calibrated | error | quick rules | quick error | accepted | note |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    for r in rows {
+        if r.is_decode() {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.1} t/s | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % | {} | {} |",
+                r.id,
+                r.confidence,
+                compare_label(&r.compare),
+                r.measured,
+                r.predicted,
+                100.0 * r.measured / r.predicted,
+                r.seed_predicted,
+                100.0 * r.measured / r.seed_predicted,
+                if r.passes() {
+                    "under ceiling"
+                } else {
+                    "**over ceiling**"
+                },
+                r.note
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.2} | {:.2} | {:+.1} % | {:.2} | {:+.1} % | ±{:.0} %{} | {} |",
+                r.id,
+                r.confidence,
+                compare_label(&r.compare),
+                gib(r.measured),
+                gib(r.predicted),
+                r.error() * 100.0,
+                gib(r.seed_predicted),
+                r.seed_error() * 100.0,
+                r.tolerance * 100.0,
+                if r.passes() { "" } else { " **missed**" },
+                r.note
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nDecode rows check the other direction: a bandwidth ceiling is an upper bound, so a measured speed must\n\
+         stay under it; the column shows how much of the ceiling the run reached."
+    );
+    s
+}

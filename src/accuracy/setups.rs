@@ -1,0 +1,150 @@
+//! How each published run maps to a scenario: data in `tests/data/accuracy-setups.toml`,
+//! beside the measurements. A case names its model, its method and what differs from the
+//! method's calibrated defaults, what its source measured, and what the mapping assumed.
+
+use serde::Deserialize;
+
+use super::Compare;
+use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Split, TrainingPrecision};
+use crate::engine::{Choice, KvPrecision, Method, Scenario, WeightPrecision};
+
+pub const SETUPS: &str = include_str!("../../tests/data/accuracy-setups.toml");
+
+/// Largest |error| a case accepts unless it says otherwise.
+const DEFAULT_TOLERANCE: f64 = 0.15;
+
+/// How one case is set up.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub id: String,
+    pub model: String,
+    pub scenario: Scenario,
+    pub compare: Compare,
+    /// Largest |error| the test accepts for this case.
+    pub tolerance: f64,
+    /// What the mapping assumed, or what the engine cannot model.
+    pub note: String,
+}
+
+/// A case as written: the scenario's keys are the CLI's flag names.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Entry {
+    id: String,
+    model: String,
+    method: String,
+    weights: Option<String>,
+    kv: Option<String>,
+    context: Option<u64>,
+    batch: Option<u64>,
+    lora_rank: Option<u64>,
+    lora_targets: Option<String>,
+    optimizer: Option<String>,
+    optimizer_in_backward: Option<bool>,
+    training_precision: Option<String>,
+    checkpointing: Option<bool>,
+    flash_attention: Option<bool>,
+    fused_ce: Option<bool>,
+    zero: Option<u8>,
+    offload: Option<String>,
+    cards: Option<u32>,
+    gpu_util: Option<f64>,
+    split: Option<String>,
+    prompt: Option<u64>,
+    compare: String,
+    gpu: Option<String>,
+    util: Option<f64>,
+    tolerance: Option<f64>,
+    note: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct File {
+    case: Vec<Entry>,
+}
+
+fn choice<T: Choice>(id: &str, field: &str, value: &Option<String>, default: T) -> Result<T, String> {
+    match value {
+        None => Ok(default),
+        Some(v) => T::from_id(v).ok_or_else(|| format!("{id}: {field} = {v:?} is not a known value")),
+    }
+}
+
+impl Entry {
+    fn scenario(&self) -> Result<Scenario, String> {
+        let id = &self.id;
+        let method: Method = choice(id, "method", &Some(self.method.clone()), Method::Inference)?;
+        let base = if method.is_training() {
+            Scenario::seed_training(method).calibrated()
+        } else {
+            let weights = choice(id, "weights", &self.weights, WeightPrecision::Bf16)?;
+            Scenario::seed_inference(weights).calibrated()
+        };
+        let sc = Scenario {
+            weights: choice(id, "weights", &self.weights, base.weights)?,
+            kv: choice::<KvPrecision>(id, "kv", &self.kv, base.kv)?,
+            context: self.context.unwrap_or(base.context),
+            batch: self.batch.unwrap_or(base.batch),
+            lora_rank: self.lora_rank.unwrap_or(base.lora_rank),
+            lora_targets: choice::<LoraTargets>(id, "lora-targets", &self.lora_targets, base.lora_targets)?,
+            optimizer: choice::<Optimizer>(id, "optimizer", &self.optimizer, base.optimizer)?,
+            optimizer_in_backward: self.optimizer_in_backward.unwrap_or(base.optimizer_in_backward),
+            training_precision: choice::<TrainingPrecision>(
+                id,
+                "training-precision",
+                &self.training_precision,
+                base.training_precision,
+            )?,
+            checkpointing: self.checkpointing.unwrap_or(base.checkpointing),
+            flash_attention: self.flash_attention.unwrap_or(base.flash_attention),
+            fused_ce: self.fused_ce.unwrap_or(base.fused_ce),
+            zero: self.zero.unwrap_or(base.zero),
+            offload: choice::<Offload>(id, "offload", &self.offload, base.offload)?,
+            cards: self.cards.unwrap_or(base.cards),
+            gpu_util: self.gpu_util.unwrap_or(base.gpu_util),
+            split: choice::<Split>(id, "split", &self.split, base.split)?,
+            prompt: self.prompt.unwrap_or(base.prompt),
+            ..base
+        };
+        sc.validate().map_err(|e| format!("{id}: {e}"))?;
+        Ok(sc)
+    }
+
+    fn compare(&self) -> Result<Compare, String> {
+        let gpu = || {
+            self.gpu
+                .clone()
+                .ok_or_else(|| format!("{}: compare = {:?} needs gpu", self.id, self.compare))
+        };
+        Ok(match self.compare.as_str() {
+            "torch-allocated" => Compare::TorchAllocated,
+            "torch-reserved" => Compare::TorchReserved,
+            "total" => Compare::Total,
+            "weights" => Compare::Weights,
+            "kv-budget" => Compare::KvBudget {
+                gpu: gpu()?,
+                util: self.util.unwrap_or(0.9),
+            },
+            "decode-ceiling" => Compare::DecodeCeiling { gpu: gpu()? },
+            other => return Err(format!("{}: unknown compare {other:?}", self.id)),
+        })
+    }
+}
+
+/// Every case's setup, read from the data file.
+pub fn setups() -> Result<Vec<Setup>, String> {
+    let file: File = toml::from_str(SETUPS).map_err(|e| format!("accuracy-setups.toml: {e}"))?;
+    file.case
+        .into_iter()
+        .map(|e| {
+            Ok(Setup {
+                scenario: e.scenario()?,
+                compare: e.compare()?,
+                tolerance: e.tolerance.unwrap_or(DEFAULT_TOLERANCE),
+                id: e.id,
+                model: e.model,
+                note: e.note,
+            })
+        })
+        .collect()
+}
