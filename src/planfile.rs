@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::FileError;
-use crate::engine::fit::SortBy;
+use crate::engine::rank::SortBy;
 use crate::engine::scenario::{KnobError, LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
 use crate::engine::{Choice, Convention, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
 

@@ -452,7 +452,7 @@ fn save_then_load_gives_the_same_plan() {
     let file = PlanFile::new(
         "llama-3.1-8b",
         &sc,
-        vramfit::engine::fit::SortBy::Finish,
+        vramfit::engine::rank::SortBy::Finish,
         Some(("h100-sxm", 4)),
     );
     let path = temp("roundtrip").join("plan.toml");
@@ -460,7 +460,7 @@ fn save_then_load_gives_the_same_plan() {
     let (loaded, scenario, sort) = PlanFile::load(&path).unwrap();
     assert_eq!(loaded, file);
     assert_eq!(scenario, sc);
-    assert_eq!(sort, vramfit::engine::fit::SortBy::Finish);
+    assert_eq!(sort, vramfit::engine::rank::SortBy::Finish);
 }
 
 #[test]
@@ -500,7 +500,7 @@ fn a_save_never_writes_through_a_planted_symlink() {
 fn a_bad_plan_file_names_file_line_and_column() {
     let dir = temp("bad");
     let sc = Scenario::seed_inference(WeightPrecision::Fp8).calibrated();
-    let good = PlanFile::new("llama-3.1-8b", &sc, vramfit::engine::fit::SortBy::Price, None).to_toml();
+    let good = PlanFile::new("llama-3.1-8b", &sc, vramfit::engine::rank::SortBy::Price, None).to_toml();
     let bad = good.replace("method = \"inference\"", "method = \"pretraining\"");
     let path = dir.join("bad.toml");
     std::fs::write(&path, &bad).unwrap();

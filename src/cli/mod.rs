@@ -10,7 +10,7 @@ use crate::engine::{
     Choice, Convention, KvPrecision, Method, Model, Scenario, TightRule, WeightPrecision, plan,
 };
 
-use crate::engine::fit::SortBy;
+use crate::engine::rank::SortBy;
 use crate::engine::scenario::{
     LoraTargets, Offload, Optimizer, Range, Rent, Split, TrainingPrecision, ranges,
 };
@@ -424,7 +424,7 @@ pub fn run(
                 ));
             }
             let mut plan = plan(&model, &gpus, &scenario, !args.no_combos);
-            crate::engine::fit::rank_options(&mut plan.options, args.sort);
+            crate::engine::rank::rank_options(&mut plan.options, args.sort);
             if args.markdown {
                 out.write_all(
                     crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes(),

@@ -13,6 +13,8 @@ pub mod model;
 pub mod plan;
 pub mod precision;
 pub mod quick;
+pub mod ranges;
+pub mod rank;
 pub mod renting;
 pub mod scenario;
 pub mod serving;

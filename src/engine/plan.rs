@@ -45,13 +45,13 @@ impl Plan {
 
     /// The recommendation: the first fitting option in ranked order.
     pub fn best(&self) -> Option<&FitOption> {
-        fit::first_fit(&self.options)
+        super::rank::first_fit(&self.options)
     }
 
     /// What the memory view draws against when nothing is pinned: the recommendation, or
     /// when nothing fits the option that comes closest.
     pub fn target(&self) -> Option<&FitOption> {
-        self.best().or_else(|| fit::closest(&self.options))
+        self.best().or_else(|| super::rank::closest(&self.options))
     }
 }
 
@@ -184,7 +184,7 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
         work,
         model_max_context: model.max_context,
     };
-    let options = fit::options(gpus, &ctx, &judged, &needs);
+    let options = options(gpus, &ctx, &judged, &needs);
     Plan {
         params: model.params(),
         kv_bytes_per_token: model.kv_bytes_per_token(scenario.kv.bytes_per_element()),
@@ -193,4 +193,20 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
         per_count,
         options,
     }
+}
+
+/// Every card in every count of `sizes`, ranked by price (see [`super::rank::rank_options`]). `needs`
+/// holds the need per card for every count considered (a superset of `sizes`), from which
+/// each card's `cards_needed` is found.
+pub fn options(gpus: &[Gpu], ctx: &Context, sizes: &[u32], needs: &[(u32, Need)]) -> Vec<FitOption> {
+    let judged: Vec<(u32, Need)> = needs.iter().filter(|(n, _)| sizes.contains(n)).copied().collect();
+    let mut out: Vec<FitOption> = Vec::with_capacity(gpus.len() * judged.len());
+    for (i, g) in gpus.iter().enumerate() {
+        let cards_needed = fit::smallest_holding_count(g, ctx.scenario, needs);
+        for &(n, need) in &judged {
+            out.push(fit::evaluate(i, g, n, ctx, need, cards_needed));
+        }
+    }
+    super::rank::rank_options(&mut out, super::rank::SortBy::Price);
+    out
 }

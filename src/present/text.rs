@@ -110,7 +110,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
     let rows: Vec<usize> = if all {
         (0..plan.options.len()).collect()
     } else {
-        crate::engine::fit::one_row_per_card(&plan.options)
+        crate::engine::rank::one_row_per_card(&plan.options)
             .into_iter()
             .filter(|&i| plan.options[i].verdict.is_fit())
             .collect()

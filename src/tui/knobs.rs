@@ -1,7 +1,7 @@
 //! The workload pane's knobs as data: which rows each method shows, their labels, their
 //! value text, and how one step turns them (inside the ranges the CLI and plan files use).
 
-use crate::engine::fit::SortBy;
+use crate::engine::rank::SortBy;
 use crate::engine::{Choice, Method, Scenario, TightRule};
 
 /// Context lengths a slider steps through: powers of two and the common marketed sizes.

@@ -367,7 +367,7 @@ pub const STATES: &[State] = &[
             a.select_model("llama-3.1-8b");
             let mut sc = Scenario::seed_training(Method::Lora).calibrated();
             sc.rent.train_tokens = Some(1_000_000_000);
-            a.sort_by = crate::engine::fit::SortBy::Finish;
+            a.sort_by = crate::engine::rank::SortBy::Finish;
             a.set_scenario(sc);
             a.focus = Pane::Cards;
         },
@@ -383,7 +383,7 @@ pub const STATES: &[State] = &[
             let mut sc = Scenario::seed_training(Method::Qlora).calibrated();
             sc.rent.train_tokens = Some(100_000_000);
             sc.rent.display_currency = "CNY".into();
-            a.sort_by = crate::engine::fit::SortBy::Finish;
+            a.sort_by = crate::engine::rank::SortBy::Finish;
             a.set_scenario(sc);
             a.focus = Pane::Cards;
         },

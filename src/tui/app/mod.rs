@@ -10,7 +10,7 @@ use super::action::{Action, Pane};
 pub use super::knobs::*;
 use super::theme::Theme;
 use crate::catalog::Catalog;
-use crate::engine::fit::SortBy;
+use crate::engine::rank::SortBy;
 use crate::engine::{
     Breakdown, Convention, FitOption, KvPrecision, Model, Plan, Scenario, SegmentKind, plan,
 };
@@ -216,7 +216,7 @@ impl App {
 
     fn recompute(&mut self) {
         self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
-        crate::engine::fit::rank_options(&mut self.plan.options, self.sort_by);
+        crate::engine::rank::rank_options(&mut self.plan.options, self.sort_by);
         self.refresh_other();
         let k = self.knobs().len();
         if self.knob >= k {

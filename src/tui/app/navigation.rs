@@ -1,7 +1,7 @@
 //! Moving around: the rows each pane shows, the cursors, the mouse, Enter and ←/→.
 
 use super::App;
-use crate::engine::fit::one_row_per_card;
+use crate::engine::rank::one_row_per_card;
 use crate::tui::action::Pane;
 
 impl App {

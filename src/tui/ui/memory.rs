@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 
 use super::bar::{MemoryBar, verdict_word};
 use super::{block, pane_title};
-use crate::engine::fit::SortBy;
+use crate::engine::rank::SortBy;
 use crate::engine::units::to_gb;
 use crate::tui::action::Pane;
 use crate::tui::app::App;

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::engine::Choice;
-use crate::engine::fit::SortBy;
+use crate::engine::rank::SortBy;
 use crate::engine::units::{format_params, format_usd, group_thousands};
 use crate::tui::app::App;
 use crate::tui::keymap::hints;
