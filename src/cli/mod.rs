@@ -1,19 +1,18 @@
 //! The headless command line: the same engine as the TUI, for scripts and tests.
 
+mod args;
+pub use args::PlanArgs;
+
 use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use crate::catalog::{Catalog, hf};
-use crate::engine::{
-    Choice, Convention, KvPrecision, Method, Model, Scenario, TightRule, WeightPrecision, plan,
-};
+use crate::engine::{Choice, Model, plan};
 
 use crate::engine::rank::SortBy;
-use crate::engine::scenario::{
-    LoraTargets, Offload, Optimizer, Range, Rent, Split, TrainingPrecision, ranges,
-};
+use crate::engine::scenario::Range;
 
 /// A switch spelled `on` or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,162 +158,6 @@ pub enum Command {
         #[arg(default_value = "screenshots")]
         dir: PathBuf,
     },
-}
-
-#[derive(Debug, Args)]
-pub struct PlanArgs {
-    /// Catalog model id (see `vramfit models`) or a path to a config.json or its folder.
-    #[arg(long, short)]
-    pub model: String,
-    #[arg(long, value_parser = choice::<Method>(), default_value = "inference")]
-    pub method: Method,
-    /// Weight format [default: bf16, nf4 for qlora].
-    #[arg(long, value_parser = choice::<WeightPrecision>())]
-    pub weights: Option<WeightPrecision>,
-    /// KV-cache format.
-    #[arg(long, value_parser = choice::<KvPrecision>(), default_value = "fp16")]
-    pub kv: KvPrecision,
-    /// Context length (inference) or sequence length (training) in tokens [default: 8192, 2048 for training].
-    #[arg(long, value_parser = whole::<u64>(ranges::CONTEXT))]
-    pub context: Option<u64>,
-    /// Sequences per batch.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u64>(ranges::BATCH))]
-    pub batch: u64,
-    /// Only this card (and its combos).
-    #[arg(long, value_name = "ID")]
-    pub gpu: Option<String>,
-    /// calibrated: what a real run allocates; quick: the GPU Rent Hub guide's quick rules
-    /// (weights + KV + 2 GB; full fine-tune 16 B/param × 1.15). `seed` is the old name.
-    #[arg(long, value_parser = choice::<Convention>(), default_value = "calibrated")]
-    pub convention: Convention,
-    /// LoRA/QLoRA adapter rank.
-    #[arg(long, default_value_t = 16, value_parser = whole::<u64>(ranges::LORA_RANK))]
-    pub lora_rank: u64,
-    /// Linear layers that carry adapters.
-    #[arg(long, value_parser = choice::<LoraTargets>(), default_value = "attention")]
-    pub lora_targets: LoraTargets,
-    #[arg(long, value_parser = choice::<Optimizer>(), default_value = "adamw")]
-    pub optimizer: Optimizer,
-    /// Step the optimizer inside backward, freeing each gradient at once (torchtune).
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
-    pub optimizer_in_backward: OnOff,
-    /// mixed: fp32 master weights and fp32 optimizer states; bf16: everything 16-bit.
-    #[arg(long, value_parser = choice::<TrainingPrecision>(), default_value = "mixed")]
-    pub training_precision: TrainingPrecision,
-    /// Gradient (activation) checkpointing.
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
-    pub checkpointing: OnOff,
-    /// Flash / memory-efficient attention (no s² score matrix).
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
-    pub flash_attention: OnOff,
-    /// Fused or chunked cross-entropy (no full fp32 logits tensor).
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
-    pub fused_ce: OnOff,
-    /// ZeRO stage across the cards of a combo (3 = FSDP full shard).
-    #[arg(long, default_value_t = 3, value_parser = whole::<u8>(ranges::ZERO))]
-    pub zero: u8,
-    /// Move optimizer states (or parameters too) to host memory.
-    #[arg(long, value_parser = choice::<Offload>(), default_value = "none")]
-    pub offload: Offload,
-    /// Plan for this many cards: the breakdown and `total_bytes` are per card, and only
-    /// combos of this size are judged.
-    #[arg(long, value_parser = whole::<u32>(ranges::CARDS))]
-    pub cards: Option<u32>,
-    /// Serving engine's share of each card's memory (vLLM gpu_memory_utilization).
-    #[arg(long, default_value_t = 0.9)]
-    pub gpu_util: f64,
-    /// How inference combos spread the model: tensor parallel or layer split.
-    #[arg(long, value_parser = choice::<Split>(), default_value = "tensor")]
-    pub split: Split,
-    /// Prompt tokens per request, for the time to first token.
-    #[arg(long, default_value_t = 1024, value_parser = whole::<u64>(ranges::PROMPT))]
-    pub prompt: u64,
-    /// Network between nodes of 8 cards, in Gb/s (multi-node training).
-    #[arg(long, default_value_t = 400.0)]
-    pub network_gbps: f64,
-    /// Rental term in hours (a month is 720): minimum terms are honoured.
-    #[arg(long, default_value_t = 720.0)]
-    pub hours: f64,
-    /// Training tokens per epoch: adds the time and cost to finish to every option.
-    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::TRAIN_TOKENS))]
-    pub train_tokens: Option<u64>,
-    #[arg(long, default_value_t = 1, value_parser = whole::<u32>(ranges::EPOCHS))]
-    pub epochs: u32,
-    /// Share of peak dense compute the training run sustains (MFU).
-    #[arg(long, default_value_t = 0.4)]
-    pub utilization: f64,
-    /// Yuan per US dollar for CNY prices (7.2, as the Chinese rental price lists convert).
-    #[arg(long, default_value_t = 7.2)]
-    pub usd_cny: f64,
-    /// Show prices in this currency (USD or CNY).
-    #[arg(long, default_value = "USD", value_parser = PossibleValuesParser::new(["USD", "CNY", "usd", "cny"]).map(|s: String| s.to_ascii_uppercase()))]
-    pub currency: String,
-    /// Only this provider's offers.
-    #[arg(long)]
-    pub provider: Option<String>,
-    /// Order fitting options (single cards and combos together) by monthly price, rental cost
-    /// for --hours, cost to finish the fine-tune (--train-tokens), or fewest cards then price.
-    #[arg(long, value_parser = choice::<SortBy>(), default_value = "price")]
-    pub sort: SortBy,
-    /// Call a fit "tight" below this free fraction of the requirement (a 30–50 % safety
-    /// margin: 0.3–0.5) instead of under 5 GB left (2 GB per card on a combo).
-    #[arg(long, value_name = "FRACTION")]
-    pub margin: Option<f64>,
-    /// Single cards only, no 2/4/8-card combos.
-    #[arg(long)]
-    pub no_combos: bool,
-    /// In the table, list the options that do not fit too.
-    #[arg(long)]
-    pub all: bool,
-    #[arg(long, conflicts_with = "markdown")]
-    pub json: bool,
-    /// The plan as Markdown, for slides and chat.
-    #[arg(long)]
-    pub markdown: bool,
-}
-
-impl PlanArgs {
-    pub fn scenario(&self) -> Result<Scenario, CliError> {
-        let training = self.method.is_training();
-        let scenario = Scenario {
-            method: self.method,
-            weights: self.weights.unwrap_or_else(|| self.method.default_weights()),
-            kv: self.kv,
-            context: self.context.unwrap_or(if training { 2048 } else { 8192 }),
-            batch: self.batch,
-            convention: self.convention,
-            lora_rank: self.lora_rank,
-            tight_rule: match self.margin {
-                Some(m) => TightRule::Margin(m),
-                None => TightRule::Seed,
-            },
-            optimizer: self.optimizer,
-            optimizer_in_backward: self.optimizer_in_backward.is_on(),
-            training_precision: self.training_precision,
-            checkpointing: self.checkpointing.is_on(),
-            flash_attention: self.flash_attention.is_on(),
-            fused_ce: self.fused_ce.is_on(),
-            lora_targets: self.lora_targets,
-            zero: self.zero,
-            offload: self.offload,
-            cards: self.cards.unwrap_or(1),
-            gpu_util: self.gpu_util,
-            split: self.split,
-            prompt: self.prompt,
-            network_gbps: self.network_gbps,
-            rent: Rent::new(
-                self.hours,
-                self.usd_cny,
-                self.provider.clone(),
-                &self.currency,
-                self.train_tokens,
-                self.epochs,
-                self.utilization,
-            ),
-        };
-        scenario.validate().map_err(CliError)?;
-        Ok(scenario)
-    }
 }
 
 /// The catalog with the user's additions: config dir, then each `--catalog`.
