@@ -139,28 +139,11 @@ impl Fields<'_> {
 
 /// Parse a `config.json` text.
 pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> {
-    let root: Value = serde_json::from_str(source).map_err(|e| FileError {
-        file: file.to_string(),
-        line: Some(e.line()),
-        column: Some(e.column()),
-        message: format!("invalid JSON: {e}")
-            .split(" at line")
-            .next()
-            .unwrap_or("invalid JSON")
-            .to_string(),
-    })?;
-    let Value::Object(root_map) = &root else {
-        return Err(FileError::at_offset(
-            file,
-            source,
-            0,
-            "a config.json must be a JSON object",
-        ));
-    };
+    let root_map = parse_object(file, source)?;
     // Multimodal Gemma 3 keeps the language model in `text_config`.
     let map = match root_map.get("text_config") {
         Some(Value::Object(text)) => text,
-        _ => root_map,
+        _ => &root_map,
     };
     let f = Fields { file, source, map };
     // Text from the file reaches terminals, Markdown and SVG: no control characters.
@@ -182,34 +165,100 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             }
         ));
     }
+    let arch = architecture(&f, &model_type, known, &mut warnings)?;
+    let max_context = match f.u64_opt(&["max_position_embeddings", "n_positions", "seq_length"])? {
+        Some(c) => c,
+        None => {
+            warnings.push("no max_position_embeddings: assumed 2048".into());
+            2048
+        }
+    };
+    if let Some(q) = root_map
+        .get("quantization_config")
+        .and_then(|q| q.get("quant_method"))
+        .and_then(Value::as_str)
+    {
+        warnings.push(format!(
+            "checkpoint ships {}-quantized weights: choose the matching weight precision",
+            crate::text::clean_prefix(q, 32)
+        ));
+    }
+    let name = root_map
+        .get("_name_or_path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(id);
+    let model = Model {
+        id: id.to_string(),
+        name: crate::text::clean_prefix(name, 80),
+        family: if model_type.is_empty() {
+            "imported".into()
+        } else {
+            format!("imported ({model_type})")
+        },
+        hf_repo: None,
+        max_context,
+        arch,
+        declared_params: None,
+        warnings,
+        source_path: None,
+    };
+    check(&f, &model)?;
+    Ok(model)
+}
 
+/// The file as a JSON object, or where it is not one.
+fn parse_object(file: &str, source: &str) -> Result<Map<String, Value>, FileError> {
+    let root: Value = serde_json::from_str(source).map_err(|e| FileError {
+        file: file.to_string(),
+        line: Some(e.line()),
+        column: Some(e.column()),
+        message: format!("invalid JSON: {e}")
+            .split(" at line")
+            .next()
+            .unwrap_or("invalid JSON")
+            .to_string(),
+    })?;
+    match root {
+        Value::Object(map) => Ok(map),
+        _ => Err(FileError::at_offset(
+            file,
+            source,
+            0,
+            "a config.json must be a JSON object",
+        )),
+    }
+}
+
+/// The shape check every model passes, with the config.json key to blame.
+fn check(f: &Fields, model: &Model) -> Result<(), FileError> {
+    if let Err(e) = model.arch.validate() {
+        let key = f.written(config_keys(e.field));
+        let message = e
+            .message
+            .replacen(&format!("'{}'", e.field), &format!("'{key}'"), 1);
+        return Err(f.error_at(key, message));
+    }
+    if !(1..=1 << 30).contains(&model.max_context) {
+        let key = f.written(&["max_position_embeddings", "n_positions", "seq_length"]);
+        return Err(f.error_at(key, format!("'{key}' must be between 1 and {}", 1u64 << 30)));
+    }
+    Ok(())
+}
+
+/// The network's shape from the generic fields and the family's known layout.
+fn architecture(
+    f: &Fields,
+    model_type: &str,
+    known: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Architecture, FileError> {
     let hidden = f.u64(&["hidden_size", "n_embd", "d_model"])?;
     let layers = f.u64(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let heads = f.u64(&["num_attention_heads", "n_head"])?;
     let vocab = f.u64(&["vocab_size"])?;
-    let is = |t: &str| model_type == t;
-    let falcon = is("falcon");
-    // GPT-2 style: LayerNorm with bias, biased projections, plain GELU MLP, learned positions.
-    let gpt2_style = is("gpt_bigcode") || is("gpt2");
-
-    let kv_heads = if gpt2_style {
-        if f.bool("multi_query").unwrap_or(is("gpt_bigcode")) {
-            1
-        } else {
-            heads
-        }
-    } else if falcon {
-        if f.bool("new_decoder_architecture") == Some(true) {
-            f.u64_opt(&["num_kv_heads"])?.unwrap_or(heads)
-        } else if f.bool("multi_query").unwrap_or(true) {
-            1
-        } else {
-            heads
-        }
-    } else {
-        f.u64_opt(&["num_key_value_heads", "num_kv_heads"])?
-            .unwrap_or(heads)
-    };
+    let falcon = model_type == "falcon";
+    let gpt2_style = is_gpt2_style(model_type);
     let head_dim = match f.u64_opt(&["head_dim"])? {
         Some(d) => d,
         None if hidden.is_multiple_of(heads) => hidden / heads,
@@ -230,30 +279,86 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             hidden.saturating_mul(4)
         }
     };
-    let max_context = match f.u64_opt(&["max_position_embeddings", "n_positions", "seq_length"])? {
-        Some(c) => c,
-        None => {
-            warnings.push("no max_position_embeddings: assumed 2048".into());
-            2048
+    let l = layout(f, model_type, known)?;
+    Ok(Architecture {
+        hidden,
+        intermediate,
+        layers,
+        heads,
+        kv_heads: kv_heads(f, model_type, heads)?,
+        head_dim,
+        vocab,
+        tied_embeddings: l.tied_embeddings,
+        qkv_bias: l.qkv_bias,
+        o_bias: l.o_bias,
+        qk_norm: l.qk_norm,
+        norms_per_layer: l.norms_per_layer,
+        norm_bias: falcon || gpt2_style,
+        mlp: if falcon || gpt2_style {
+            MlpKind::Plain
+        } else {
+            MlpKind::Gated
+        },
+        mlp_bias: l.mlp_bias,
+        attention_sinks: model_type == "gpt_oss",
+        sliding_window: sliding_window(f, model_type, layers)?,
+        moe: moe(f, model_type, intermediate)?,
+        mla: mla(f, model_type)?,
+        active_excludes_embedding: model_type == "gpt_oss",
+        position_embeddings: l.position_embeddings,
+    })
+}
+
+/// GPT-2 style: LayerNorm with bias, biased projections, plain GELU MLP, learned positions.
+fn is_gpt2_style(model_type: &str) -> bool {
+    matches!(model_type, "gpt_bigcode" | "gpt2")
+}
+
+/// Key/value heads: multi-query for GPTBigCode and old Falcon, else the config's count.
+fn kv_heads(f: &Fields, model_type: &str, heads: u64) -> Result<u64, FileError> {
+    let falcon = model_type == "falcon";
+    Ok(if is_gpt2_style(model_type) {
+        if f.bool("multi_query").unwrap_or(model_type == "gpt_bigcode") {
+            1
+        } else {
+            heads
         }
-    };
+    } else if falcon {
+        if f.bool("new_decoder_architecture") == Some(true) {
+            f.u64_opt(&["num_kv_heads"])?.unwrap_or(heads)
+        } else if f.bool("multi_query").unwrap_or(true) {
+            1
+        } else {
+            heads
+        }
+    } else {
+        f.u64_opt(&["num_key_value_heads", "num_kv_heads"])?
+            .unwrap_or(heads)
+    })
+}
+
+/// The structural flags a family fixes (biases, norms, tying, positions).
+struct Layout {
+    tied_embeddings: bool,
+    qkv_bias: bool,
+    o_bias: bool,
+    qk_norm: bool,
+    norms_per_layer: u64,
+    mlp_bias: bool,
+    position_embeddings: u64,
+}
+
+fn layout(f: &Fields, model_type: &str, known: bool) -> Result<Layout, FileError> {
+    let is = |t: &str| model_type == t;
+    let falcon = is("falcon");
+    let gpt2_style = is_gpt2_style(model_type);
     // transformers' PretrainedConfig ties by default; the Llama-family configs override it.
     let tie_default = matches!(
-        model_type.as_str(),
+        model_type,
         "gemma" | "gemma2" | "gemma3" | "gemma3_text" | "falcon" | "cohere" | "gpt_bigcode" | "gpt2"
     ) || !known;
-    let tied_embeddings = f.bool("tie_word_embeddings").unwrap_or(tie_default);
-
     let attention_bias = f.bool("attention_bias").unwrap_or(false);
-    let qkv_bias =
-        is("qwen2") || is("qwen2_moe") || gpt2_style || attention_bias || f.bool("bias").unwrap_or(false);
-    let o_bias = gpt2_style || attention_bias || (falcon && f.bool("bias").unwrap_or(false));
-    let qk_norm = is("qwen3")
-        || is("qwen3_moe")
-        || is("gemma3_text")
-        || is("gemma3")
-        || f.bool("use_qk_norm").unwrap_or(false);
-    let norms_per_layer = match model_type.as_str() {
+    let norms_per_layer = match model_type {
         "gemma2" | "gemma3" | "gemma3_text" => 4,
         "cohere" => 1,
         "falcon"
@@ -264,100 +369,42 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         }
         _ => 2,
     };
-    let mlp = if falcon || gpt2_style {
-        MlpKind::Plain
-    } else {
-        MlpKind::Gated
-    };
-    let mlp_bias = is("gpt_oss") || gpt2_style || f.bool("mlp_bias").unwrap_or(false);
-    let position_embeddings = if gpt2_style {
-        f.u64_opt(&["n_positions", "max_position_embeddings"])?
-            .unwrap_or(0)
-    } else {
-        0
-    };
-
-    let sliding_window = sliding_window(&f, &model_type, layers)?;
-    let moe = moe(&f, &model_type, intermediate)?;
-    let mla = if is("deepseek_v3") || is("deepseek_v2") {
-        Some(Mla {
-            q_lora_rank: f.u64_opt(&["q_lora_rank"])?.unwrap_or(0),
-            kv_lora_rank: f.u64(&["kv_lora_rank"])?,
-            qk_rope_head_dim: f.u64(&["qk_rope_head_dim"])?,
-            qk_nope_head_dim: f.u64(&["qk_nope_head_dim"])?,
-            v_head_dim: f.u64(&["v_head_dim"])?,
-        })
-    } else {
-        None
-    };
-    if let Some(q) = root_map
-        .get("quantization_config")
-        .and_then(|q| q.get("quant_method"))
-        .and_then(Value::as_str)
-    {
-        warnings.push(format!(
-            "checkpoint ships {q}-quantized weights: choose the matching weight precision"
-        ));
-    }
-
-    let name = crate::text::clean_prefix(
-        root_map
-            .get("_name_or_path")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .unwrap_or(id),
-        80,
-    );
-    let model = Model {
-        id: id.to_string(),
-        name,
-        family: if model_type.is_empty() {
-            "imported".into()
+    Ok(Layout {
+        tied_embeddings: f.bool("tie_word_embeddings").unwrap_or(tie_default),
+        qkv_bias: is("qwen2")
+            || is("qwen2_moe")
+            || gpt2_style
+            || attention_bias
+            || f.bool("bias").unwrap_or(false),
+        o_bias: gpt2_style || attention_bias || (falcon && f.bool("bias").unwrap_or(false)),
+        qk_norm: is("qwen3")
+            || is("qwen3_moe")
+            || is("gemma3_text")
+            || is("gemma3")
+            || f.bool("use_qk_norm").unwrap_or(false),
+        norms_per_layer,
+        mlp_bias: is("gpt_oss") || gpt2_style || f.bool("mlp_bias").unwrap_or(false),
+        position_embeddings: if gpt2_style {
+            f.u64_opt(&["n_positions", "max_position_embeddings"])?
+                .unwrap_or(0)
         } else {
-            format!("imported ({model_type})")
+            0
         },
-        hf_repo: None,
-        max_context,
-        arch: Architecture {
-            hidden,
-            intermediate,
-            layers,
-            heads,
-            kv_heads,
-            head_dim,
-            vocab,
-            tied_embeddings,
-            qkv_bias,
-            o_bias,
-            qk_norm,
-            norms_per_layer,
-            norm_bias: falcon || gpt2_style,
-            mlp,
-            mlp_bias,
-            attention_sinks: is("gpt_oss"),
-            sliding_window,
-            moe,
-            mla,
-            active_excludes_embedding: is("gpt_oss"),
-            position_embeddings,
-        },
-        declared_params: None,
-        warnings,
-        source_path: None,
-    };
-    if let Err(e) = model.arch.validate() {
-        let key = f.written(config_keys(e.field));
-        return Err(f.error_at(
-            key,
-            e.message
-                .replacen(&format!("'{}'", e.field), &format!("'{key}'"), 1),
-        ));
+    })
+}
+
+/// DeepSeek's multi-head latent attention.
+fn mla(f: &Fields, model_type: &str) -> Result<Option<Mla>, FileError> {
+    if !matches!(model_type, "deepseek_v3" | "deepseek_v2") {
+        return Ok(None);
     }
-    if !(1..=1 << 30).contains(&max_context) {
-        let key = f.written(&["max_position_embeddings", "n_positions", "seq_length"]);
-        return Err(f.error_at(key, format!("'{key}' must be between 1 and {}", 1u64 << 30)));
-    }
-    Ok(model)
+    Ok(Some(Mla {
+        q_lora_rank: f.u64_opt(&["q_lora_rank"])?.unwrap_or(0),
+        kv_lora_rank: f.u64(&["kv_lora_rank"])?,
+        qk_rope_head_dim: f.u64(&["qk_rope_head_dim"])?,
+        qk_nope_head_dim: f.u64(&["qk_nope_head_dim"])?,
+        v_head_dim: f.u64(&["v_head_dim"])?,
+    }))
 }
 
 /// The config.json keys a shape field comes from (the catalog's name → Hugging Face's).

@@ -9,6 +9,14 @@ use crate::engine::units::{format_gb, format_usd};
 
 /// Lines explaining why `option` got its verdict, price and decode ceiling.
 pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
+    let mut lines = memory_lines(gpu, option, plan, scenario);
+    lines.extend(rent_lines(gpu, option, scenario));
+    lines.extend(serving_lines(gpu, option, plan, scenario));
+    lines
+}
+
+/// The card's memory, what the plan needs of it, what is left and the verdict.
+fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
     let n = option.count;
     let need = plan.total_bytes();
     let mut lines = vec![
@@ -96,35 +104,47 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
         ),
     };
     lines.push(verdict);
+    lines
+}
+
+/// One offer's arithmetic: "provider (kind): price per card × n … for h → $cost".
+fn describe_offer(gpu: &Gpu, n: u32, index: usize, hours: f64, cost: f64, usd_cny: f64) -> String {
+    let o = &gpu.offers[index];
+    let range = o.price_max.map_or(String::new(), |m| format!("–{m}"));
+    let discount = o.discount_for(n);
+    format!(
+        "{} ({}{}): {}{range} {}/{} per card × {n}{}{} for {} → ${:.2}{}",
+        o.provider,
+        o.kind.id(),
+        o.region.as_deref().map_or(String::new(), |r| format!(", {r}")),
+        o.price,
+        o.currency,
+        o.per.id(),
+        if discount > 0.0 {
+            format!(" × (1 − {:.0} %)", discount * 100.0)
+        } else {
+            String::new()
+        },
+        o.min_term_days
+            .map_or(String::new(), |d| format!(", minimum {d} days")),
+        crate::engine::units::group_thousands(hours.round() as i64) + " h",
+        cost,
+        if o.currency.eq_ignore_ascii_case("CNY") {
+            format!(" at {usd_cny} CNY/USD")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The rental: the term's offer, the monthly price, spot apart, and the time and cost to
+/// finish a fine-tune.
+fn rent_lines(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> Vec<String> {
+    let n = option.count;
     let rent = &scenario.rent;
-    let describe = |index: usize, hours: f64, cost: f64| -> String {
-        let o = &gpu.offers[index];
-        let range = o.price_max.map_or(String::new(), |m| format!("–{m}"));
-        let discount = o.discount_for(n);
-        format!(
-            "{} ({}{}): {}{range} {}/{} per card × {n}{}{} for {} → ${:.2}{}",
-            o.provider,
-            o.kind.id(),
-            o.region.as_deref().map_or(String::new(), |r| format!(", {r}")),
-            o.price,
-            o.currency,
-            o.per.id(),
-            if discount > 0.0 {
-                format!(" × (1 − {:.0} %)", discount * 100.0)
-            } else {
-                String::new()
-            },
-            o.min_term_days
-                .map_or(String::new(), |d| format!(", minimum {d} days")),
-            crate::engine::units::group_thousands(hours.round() as i64) + " h",
-            cost,
-            if o.currency.eq_ignore_ascii_case("CNY") {
-                format!(" at {} CNY/USD", rent.rates.usd_cny)
-            } else {
-                String::new()
-            }
-        )
-    };
+    let describe =
+        |index: usize, hours: f64, cost: f64| describe_offer(gpu, n, index, hours, cost, rent.rates.usd_cny);
+    let mut lines = Vec::new();
     match (option.offer, option.rent_cost_usd) {
         (Some(i), Some(cost)) => lines.push(format!("rent: {}", describe(i, rent.hours, cost))),
         _ if !gpu.offers.is_empty() => lines.push(format!(
@@ -171,6 +191,13 @@ pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Sce
             lines.push(format!("cost to finish: {}", describe(i, t.hours, cost)));
         }
     }
+    lines
+}
+
+/// The split, the KV budget and the decode roofline.
+fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
+    let n = option.count;
+    let mut lines = Vec::new();
     if n > 1 {
         lines.push(format!("split: {} over {}", option.split.id(), option.link));
     }
