@@ -9,11 +9,41 @@ use super::{money, option_label, price_text_in, verdict_text};
 use crate::catalog::Catalog;
 use crate::engine::lookup::lookup_table as compute_lookup;
 use crate::engine::units::{format_gb, format_params, format_usd, group_thousands, to_gb};
-use crate::engine::{Choice, Gpu, Model, Plan, Scenario};
+use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario};
 
 /// The readable plan: header, breakdown, options.
 pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, all: bool) -> String {
     let mut s = String::new();
+    breakdown_text(&mut s, model, scenario, plan);
+    let _ = writeln!(s);
+    let rent = &scenario.rent;
+    let table = Table {
+        serving: !scenario.method.is_training(),
+        term: (rent.hours - crate::engine::gpu::HOURS_PER_MONTH).abs() > 0.5,
+        train: rent.train_tokens.is_some() && scenario.method.is_training(),
+        rates: &rent.rates,
+        currency: rent.display_currency.as_str(),
+    };
+    table.header(&mut s, rent.hours);
+    // Unless --all: per card only the smallest count that fits.
+    let rows: Vec<usize> = if all {
+        (0..plan.options.len()).collect()
+    } else {
+        crate::engine::rank::one_row_per_card(&plan.options)
+            .into_iter()
+            .filter(|&i| plan.options[i].verdict.is_fit())
+            .collect()
+    };
+    let hidden = plan.options.len() - rows.len();
+    for o in rows.iter().map(|&i| &plan.options[i]) {
+        table.line(&mut s, gpus, o);
+    }
+    closing_text(&mut s, gpus, scenario, plan, hidden);
+    s
+}
+
+/// The plan's header and its breakdown, segment by segment with the formulas.
+fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Plan) {
     let p = plan.params;
     let params = if p.active != p.total {
         format!(
@@ -25,7 +55,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         format!("{} params", format_params(p.total))
     };
     let _ = writeln!(
-        s,
+        *s,
         "{} ({}) · {params} · KV {} B/token ({})",
         model.name,
         model.id,
@@ -33,7 +63,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         scenario.kv.label()
     );
     let _ = writeln!(
-        s,
+        *s,
         "{} · {} weights · {} KV · context {} · batch {} · convention: {}",
         scenario.method.label(),
         scenario.weights.label(),
@@ -42,7 +72,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         scenario.batch,
         scenario.convention.id()
     );
-    let _ = writeln!(s);
+    let _ = writeln!(*s);
     for seg in &plan.breakdown.segments {
         let _ = writeln!(
             s,
@@ -58,7 +88,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         String::new()
     };
     let _ = writeln!(
-        s,
+        *s,
         "  {:<12} {:>11}{per_card}",
         "total",
         format_gb(plan.total_bytes())
@@ -72,69 +102,73 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         );
     }
     if let Some(f) = &plan.breakdown.decode_formula {
-        let _ = writeln!(s, "  decode reads {f}");
+        let _ = writeln!(*s, "  decode reads {f}");
     }
     for note in &plan.breakdown.notes {
-        let _ = writeln!(s, "  note: {note}");
+        let _ = writeln!(*s, "  note: {note}");
     }
-    let _ = writeln!(s);
-    let serving = !scenario.method.is_training();
-    let rent = &scenario.rent;
-    let cur = rent.display_currency.as_str();
-    let show_term = (rent.hours - crate::engine::gpu::HOURS_PER_MONTH).abs() > 0.5;
-    let show_train = rent.train_tokens.is_some() && scenario.method.is_training();
-    let _ = write!(
-        s,
-        "  {:<6} {:<30} {:>10} {:>9}",
-        "fit",
-        "card",
-        "free/card",
-        if cur == "CNY" { "¥/month" } else { "$/month" }
-    );
-    if show_term {
-        let _ = write!(s, " {:>11}", format!("{:.0} h", rent.hours));
-        let _ = write!(s, " {:>9}", "spot");
-    }
-    if show_train {
-        let _ = write!(s, " {:>9} {:>10}", "finish h", "finish");
-    }
-    if serving {
+}
+
+/// What the options table shows, from the scenario.
+struct Table<'a> {
+    serving: bool,
+    term: bool,
+    train: bool,
+    rates: &'a crate::engine::gpu::Rates,
+    currency: &'a str,
+}
+
+impl Table<'_> {
+    fn header(&self, s: &mut String, hours: f64) {
         let _ = write!(
-            s,
-            " {:>12} {:>10} {:>9} {:>9}",
-            "decode ≤ t/s", "aggregate", "bound", "seqs@ctx"
+            *s,
+            "  {:<6} {:<30} {:>10} {:>9}",
+            "fit",
+            "card",
+            "free/card",
+            if self.currency == "CNY" {
+                "¥/month"
+            } else {
+                "$/month"
+            }
         );
+        if self.term {
+            let _ = write!(*s, " {:>11}", format!("{:.0} h", hours));
+            let _ = write!(*s, " {:>9}", "spot");
+        }
+        if self.train {
+            let _ = write!(*s, " {:>9} {:>10}", "finish h", "finish");
+        }
+        if self.serving {
+            let _ = write!(
+                s,
+                " {:>12} {:>10} {:>9} {:>9}",
+                "decode ≤ t/s", "aggregate", "bound", "seqs@ctx"
+            );
+        }
+        let _ = writeln!(*s);
     }
-    let _ = writeln!(s);
-    // Unless --all: per card only the smallest count that fits.
-    let rows: Vec<usize> = if all {
-        (0..plan.options.len()).collect()
-    } else {
-        crate::engine::rank::one_row_per_card(&plan.options)
-            .into_iter()
-            .filter(|&i| plan.options[i].verdict.is_fit())
-            .collect()
-    };
-    let hidden = plan.options.len() - rows.len();
-    for o in rows.iter().map(|&i| &plan.options[i]) {
-        let price = price_text_in(&gpus[o.gpu], o, &rent.rates, cur);
+
+    /// One option's line.
+    fn line(&self, s: &mut String, gpus: &[Gpu], o: &FitOption) {
+        let price = price_text_in(&gpus[o.gpu], o, self.rates, self.currency);
         let _ = write!(
-            s,
+            *s,
             "  {:<6} {:<30} {:>10} {:>9}",
             verdict_text(o),
             option_label(gpus, o),
             format_gb(o.free_bytes_per_card),
             price
         );
-        let m = |v: Option<f64>| v.map_or("-".to_string(), |u| money(u, &rent.rates, cur));
-        if show_term {
-            let _ = write!(s, " {:>11} {:>9}", m(o.rent_cost_usd), m(o.spot_rent_cost_usd));
+        let m = |v: Option<f64>| v.map_or("-".to_string(), |u| money(u, self.rates, self.currency));
+        if self.term {
+            let _ = write!(*s, " {:>11} {:>9}", m(o.rent_cost_usd), m(o.spot_rent_cost_usd));
         }
-        if show_train {
+        if self.train {
             let hours = o.training.map_or("-".to_string(), |t| format!("{:.1}", t.hours));
-            let _ = write!(s, " {:>9} {:>10}", hours, m(o.train_cost_usd));
+            let _ = write!(*s, " {:>9} {:>10}", hours, m(o.train_cost_usd));
         }
-        if serving {
+        if self.serving {
             let decode = o
                 .decode_tokens_per_s
                 .map_or("-".to_string(), |t| format!("{t:.1}"));
@@ -144,29 +178,33 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             let seqs = o
                 .serving
                 .map_or("-".into(), |c| c.max_concurrent_sequences.to_string());
-            let _ = write!(s, " {decode:>12} {agg:>10} {bound:>9} {seqs:>9}");
+            let _ = write!(*s, " {decode:>12} {agg:>10} {bound:>9} {seqs:>9}");
         }
         if o.count > 1 {
-            let _ = write!(s, "  {} over {}", o.split.id(), o.link);
+            let _ = write!(*s, "  {} over {}", o.split.id(), o.link);
         }
         if let Some(w) = o.warning() {
-            let _ = write!(s, "  ⚠ {w}");
+            let _ = write!(*s, "  ⚠ {w}");
         }
         if let Some(r) = o.reason {
-            let _ = write!(s, "  {}", r.text(&gpus[o.gpu]));
+            let _ = write!(*s, "  {}", r.text(&gpus[o.gpu]));
         }
-        let _ = writeln!(s);
+        let _ = writeln!(*s);
     }
+}
+
+/// How many options were left out, the pick, and what decode figures are.
+fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, hidden: usize) {
     if hidden > 0 {
         let _ = writeln!(
-            s,
+            *s,
             "  ({hidden} more options: larger combos and those that do not fit; --all lists them)"
         );
     }
     match plan.best() {
         Some(best) => {
             let _ = writeln!(
-                s,
+                *s,
                 "\nCheapest fit: {}{}",
                 option_label(gpus, best),
                 best.price_usd_month
@@ -176,7 +214,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         None => {
             let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);
             let _ = writeln!(
-                s,
+                *s,
                 "\nNothing in the catalog holds this plan, even {most} cards of a kind{}",
                 if scenario.method.is_training() {
                     "; try --offload optimizer or --zero 3"
@@ -188,11 +226,10 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
     }
     if scenario.method == crate::engine::Method::Inference {
         let _ = writeln!(
-            s,
+            *s,
             "Decode figures are bandwidth ceilings (an upper bound), not benchmarks."
         );
     }
-    s
 }
 
 #[derive(Serialize)]
