@@ -55,12 +55,20 @@ pub struct MemoryBar<'a> {
     pub focused: Option<SegmentKind>,
 }
 
+/// The figures every line of the bar shares.
+struct Geometry {
+    total: f64,
+    capacity: f64,
+    scale: f64,
+    width: u16,
+    capacity_col: u16,
+}
+
 impl Widget for MemoryBar<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         if area.height == 0 || area.width < 10 {
             return;
         }
-        let t = self.theme;
         let segs: Vec<(SegmentKind, f64)> = self
             .breakdown
             .segments
@@ -72,13 +80,30 @@ impl Widget for MemoryBar<'_> {
         // use of it (a serving engine's share under the calibrated rules).
         let capacity = self.target.map_or(total, |o| o.usable_bytes / f64::from(o.count));
         let scale = total.max(capacity).max(1.0);
-        let width = area.width;
+        let g = Geometry {
+            total,
+            capacity,
+            scale,
+            width: area.width,
+            capacity_col: ((capacity / scale) * f64::from(area.width)).round() as u16,
+        };
+        self.bar_line(area, buf, &segs, &g);
+        if area.height >= 2 {
+            self.marker_line(area, buf, &g);
+        }
+        if area.height >= 3 {
+            self.legend_line(area, buf, &segs);
+        }
+    }
+}
 
-        // Line 1: the bar itself. Free room up to the capacity is drawn as "free".
+impl MemoryBar<'_> {
+    /// Line 1: the segments, then free room up to the capacity; past it, the overflow style.
+    fn bar_line(&self, area: Rect, buf: &mut Buffer, segs: &[(SegmentKind, f64)], g: &Geometry) {
+        let t = self.theme;
         let mut values: Vec<f64> = segs.iter().map(|s| s.1).collect();
-        values.push((capacity - total).max(0.0));
-        let widths = segment_widths(&values, width);
-        let capacity_col = ((capacity / scale) * f64::from(width)).round() as u16;
+        values.push((g.capacity - g.total).max(0.0));
+        let widths = segment_widths(&values, g.width);
         let mut x = area.x;
         for (i, w) in widths.iter().enumerate() {
             let (symbol, style) = match segs.get(i) {
@@ -89,105 +114,108 @@ impl Widget for MemoryBar<'_> {
                 None => (t.free.symbol.as_str(), t.free.style),
             };
             for _ in 0..*w {
-                let over = x - area.x >= capacity_col;
+                let over = x - area.x >= g.capacity_col;
                 let style = if over { style.patch(t.overflow) } else { style };
                 buf[(x, area.y)].set_symbol(symbol).set_style(style);
                 x += 1;
             }
         }
+    }
 
-        // Line 2: the capacity and margin markers with their figures.
-        if area.height >= 2 {
-            let y = area.y + 1;
-            if let Some(o) = self.target {
-                // Where "tight" begins on one card of the option (the quick rules allow
-                // 5 GB on a single card, 2 GB per card on a combo).
-                let comfortable =
-                    largest_comfortable_need(self.tight_rule, o.count, capacity * f64::from(o.count))
-                        / f64::from(o.count);
-                let margin_col = ((comfortable / scale) * f64::from(width)).round() as u16;
-                let cap_x = area.x + capacity_col.min(width - 1);
-                // The margin marker never covers the capacity marker.
-                let margin_x =
-                    (margin_col < capacity_col.min(width - 1)).then(|| area.x + margin_col.min(width - 1));
-                // Both markers always show; the figures go right of the capacity marker when
-                // they fit there, else left of the leftmost marker.
-                buf.set_string(cap_x, y, "┃", t.capacity);
-                if let Some(mx) = margin_x {
-                    buf.set_string(mx, y, "┆", t.margin);
-                }
-                let over = (total > capacity).then(|| format!("over by {:.2} GB", to_gb(total - capacity)));
-                let per_card = o.capacity_bytes / f64::from(o.count);
-                let cap_gb = if capacity < per_card * 0.999 {
-                    format!("{:.1} GB usable of {:.1}", to_gb(capacity), to_gb(per_card))
-                } else {
-                    format!("{:.0} GB", to_gb(capacity))
-                };
-                let label = match &over {
-                    Some(over) => format!("{cap_gb} · {over}"),
-                    None => cap_gb.clone(),
-                };
-                let len = label.chars().count() as u16;
-                let start = if cap_x + 2 + len <= area.x + width {
-                    cap_x + 2
-                } else {
-                    let anchor = margin_x.unwrap_or(cap_x);
-                    anchor.saturating_sub(len + 1).max(area.x)
-                };
-                buf.set_string(start, y, &cap_gb, t.capacity);
-                if let Some(over) = &over {
-                    let over_x = start + cap_gb.chars().count() as u16;
-                    buf.set_string(over_x, y, " · ", t.text);
-                    buf.set_string(over_x + 3, y, over, t.no.add_modifier(Modifier::BOLD));
-                }
-                if let Some(mx) = margin_x {
-                    let word = " tight";
-                    let fits_between = mx + 1 + word.len() as u16 <= cap_x;
-                    let clear_of_label = mx + 1 >= start + len || mx + 1 + word.len() as u16 <= start;
-                    if fits_between && clear_of_label {
-                        buf.set_string(mx + 1, y, word, t.margin.add_modifier(Modifier::DIM));
-                    }
+    /// Line 2: the capacity and margin markers with their figures.
+    fn marker_line(&self, area: Rect, buf: &mut Buffer, g: &Geometry) {
+        let t = self.theme;
+        let y = area.y + 1;
+        if let Some(o) = self.target {
+            // Where "tight" begins on one card of the option (the quick rules allow
+            // 5 GB on a single card, 2 GB per card on a combo).
+            let comfortable =
+                largest_comfortable_need(self.tight_rule, o.count, g.capacity * f64::from(o.count))
+                    / f64::from(o.count);
+            let margin_col = ((comfortable / g.scale) * f64::from(g.width)).round() as u16;
+            let cap_x = area.x + g.capacity_col.min(g.width - 1);
+            // The margin marker never covers the capacity marker.
+            let margin_x =
+                (margin_col < g.capacity_col.min(g.width - 1)).then(|| area.x + margin_col.min(g.width - 1));
+            // Both markers always show; the figures go right of the capacity marker when
+            // they fit there, else left of the leftmost marker.
+            buf.set_string(cap_x, y, "┃", t.capacity);
+            if let Some(mx) = margin_x {
+                buf.set_string(mx, y, "┆", t.margin);
+            }
+            let over =
+                (g.total > g.capacity).then(|| format!("over by {:.2} GB", to_gb(g.total - g.capacity)));
+            let per_card = o.capacity_bytes / f64::from(o.count);
+            let cap_gb = if g.capacity < per_card * 0.999 {
+                format!("{:.1} GB usable of {:.1}", to_gb(g.capacity), to_gb(per_card))
+            } else {
+                format!("{:.0} GB", to_gb(g.capacity))
+            };
+            let label = match &over {
+                Some(over) => format!("{cap_gb} · {over}"),
+                None => cap_gb.clone(),
+            };
+            let len = label.chars().count() as u16;
+            let start = if cap_x + 2 + len <= area.x + g.width {
+                cap_x + 2
+            } else {
+                let anchor = margin_x.unwrap_or(cap_x);
+                anchor.saturating_sub(len + 1).max(area.x)
+            };
+            buf.set_string(start, y, &cap_gb, t.capacity);
+            if let Some(over) = &over {
+                let over_x = start + cap_gb.chars().count() as u16;
+                buf.set_string(over_x, y, " · ", t.text);
+                buf.set_string(over_x + 3, y, over, t.no.add_modifier(Modifier::BOLD));
+            }
+            if let Some(mx) = margin_x {
+                let word = " tight";
+                let fits_between = mx + 1 + word.len() as u16 <= cap_x;
+                let clear_of_label = mx + 1 >= start + len || mx + 1 + word.len() as u16 <= start;
+                if fits_between && clear_of_label {
+                    buf.set_string(mx + 1, y, word, t.margin.add_modifier(Modifier::DIM));
                 }
             }
         }
+    }
 
-        // Line 3: the legend, with short labels when the full ones do not fit.
-        if area.height >= 3 {
-            let legend = |short: bool| -> Vec<Span> {
-                let mut spans = Vec::new();
-                for (kind, bytes) in &segs {
-                    let look = t.segment(*kind);
-                    let mut label_style = t.text;
-                    if self.focused == Some(*kind) {
-                        label_style = label_style.patch(t.cursor);
-                    }
-                    let text = if short {
-                        format!(" {} {:.1}", short_label(*kind), to_gb(*bytes))
-                    } else {
-                        format!(" {} {:.2}", kind.label(), to_gb(*bytes))
-                    };
-                    spans.push(Span::styled(look.symbol.clone(), look.style));
-                    spans.push(Span::styled(text, label_style));
-                    spans.push(Span::raw(if short { " " } else { "  " }));
+    /// Line 3: the legend, with short labels when the full ones do not fit.
+    fn legend_line(&self, area: Rect, buf: &mut Buffer, segs: &[(SegmentKind, f64)]) {
+        let t = self.theme;
+        let legend = |short: bool| -> Vec<Span> {
+            let mut spans = Vec::new();
+            for (kind, bytes) in segs {
+                let look = t.segment(*kind);
+                let mut label_style = t.text;
+                if self.focused == Some(*kind) {
+                    label_style = label_style.patch(t.cursor);
                 }
-                spans.push(Span::styled("GB", t.dim));
-                spans
-            };
-            let full = Line::from(legend(false));
-            let line = if full.width() <= usize::from(width) {
-                full
-            } else {
-                Line::from(legend(true))
-            };
-            Paragraph::new(line).render(
-                Rect {
-                    y: area.y + 2,
-                    height: 1,
-                    ..area
-                },
-                buf,
-            );
-        }
+                let text = if short {
+                    format!(" {} {:.1}", short_label(*kind), to_gb(*bytes))
+                } else {
+                    format!(" {} {:.2}", kind.label(), to_gb(*bytes))
+                };
+                spans.push(Span::styled(look.symbol.clone(), look.style));
+                spans.push(Span::styled(text, label_style));
+                spans.push(Span::raw(if short { " " } else { "  " }));
+            }
+            spans.push(Span::styled("GB", t.dim));
+            spans
+        };
+        let full = Line::from(legend(false));
+        let line = if full.width() <= usize::from(area.width) {
+            full
+        } else {
+            Line::from(legend(true))
+        };
+        Paragraph::new(line).render(
+            Rect {
+                y: area.y + 2,
+                height: 1,
+                ..area
+            },
+            buf,
+        );
     }
 }
 
