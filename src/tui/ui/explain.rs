@@ -13,104 +13,111 @@ use crate::tui::action::Pane;
 use crate::tui::app::{App, Overlay};
 
 pub fn explain(frame: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let mut lines: Vec<Line> = Vec::new();
-    let title;
-    match app.overlay {
-        Overlay::ExplainCard(g, n) => {
-            title = "Explain card";
-            match app.find_option(g, n) {
-                Some(o) => {
-                    for (i, l) in explain_option(&app.catalog.gpus[g], o, &app.plan, &app.scenario)
-                        .into_iter()
-                        .enumerate()
-                    {
-                        lines.push(Line::styled(
-                            l,
-                            if i == 0 {
-                                t.text.add_modifier(Modifier::BOLD)
-                            } else {
-                                t.text
-                            },
-                        ));
-                    }
-                }
-                None => lines.push(Line::raw("this option is gone")),
-            }
-        }
-        _ => {
-            title = "Explain memory";
-            let focused = app.bar_segments().get(app.segment).copied();
-            let sc = &app.scenario;
-            lines.push(Line::styled(
-                format!(
-                    "{} · {} · {} weights · {} tokens × batch {} · {} rules",
-                    app.current_model().name,
-                    sc.method.label(),
-                    sc.weights.label(),
-                    group_thousands(sc.context as i64),
-                    sc.batch,
-                    sc.convention.id()
-                ),
-                t.text.add_modifier(Modifier::BOLD),
-            ));
-            let other = app.scenario.convention.next();
-            let shown = app.target_breakdown();
-            let cards = app.target().map_or(1, |o| o.count);
-            for s in &shown.segments {
-                let look = t.segment(s.kind);
-                let mark = Some(s.kind) == focused && app.focus == Pane::Bar;
-                let name_style = if mark { t.cursor } else { t.key };
-                lines.push(Line::raw(""));
-                lines.push(Line::from(vec![
-                    Span::styled(look.symbol.clone(), look.style),
-                    Span::styled(
-                        format!(" {} = {:.2} GB", s.kind.label(), to_gb(s.bytes)),
-                        name_style,
-                    ),
-                ]));
-                lines.push(Line::styled(format!("   {}", s.formula), t.text));
-                let there = app.other.get(s.kind);
-                if (there - s.bytes).abs() > 1e6 {
-                    lines.push(Line::styled(
-                        format!(
-                            "   {} rules: {:.2} GB. {}",
-                            other.id(),
-                            to_gb(there),
-                            crate::present::explain::convention_difference(s.kind)
-                        ),
-                        t.dim,
-                    ));
-                }
-            }
-            lines.push(Line::raw(""));
-            lines.push(Line::styled(
-                format!(
-                    "total = {:.2} GB per card of {cards} ({} rules); {} rules: {:.2} GB",
-                    to_gb(shown.total()),
-                    sc.convention.id(),
-                    other.id(),
-                    to_gb(app.other.total())
-                ),
-                t.text.add_modifier(Modifier::BOLD),
-            ));
-            if shown.host_bytes > 0.0 {
-                lines.push(Line::styled(
-                    format!(
-                        "host RAM: {:.2} GB (offloaded or paged state)",
-                        to_gb(shown.host_bytes)
-                    ),
-                    t.text,
-                ));
-            }
-            if let Some(f) = &shown.decode_formula {
-                lines.push(Line::styled(format!("decode: {f}"), t.dim));
-            }
-            for note in &shown.notes {
-                lines.push(Line::styled(format!("note: {note}"), t.dim));
-            }
-        }
-    }
+    let (title, lines) = match app.overlay {
+        Overlay::ExplainCard(g, n) => ("Explain card", card_lines(app, g, n)),
+        _ => ("Explain memory", segment_lines(app)),
+    };
     let width = (area.width * 9 / 10).max(60);
     popup(frame, area, app, title, Text::from(lines), width);
+}
+
+/// A card or combo: its figures, the first line bold.
+fn card_lines(app: &App, g: usize, n: u32) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    match app.find_option(g, n) {
+        Some(o) => {
+            for (i, l) in explain_option(&app.catalog.gpus[g], o, &app.plan, &app.scenario)
+                .into_iter()
+                .enumerate()
+            {
+                lines.push(Line::styled(
+                    l,
+                    if i == 0 {
+                        t.text.add_modifier(Modifier::BOLD)
+                    } else {
+                        t.text
+                    },
+                ));
+            }
+        }
+        None => lines.push(Line::raw("this option is gone")),
+    }
+    lines
+}
+
+/// Every segment of one card of the target, with its formula and the other rules' figure.
+fn segment_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    let focused = app.bar_segments().get(app.segment).copied();
+    let sc = &app.scenario;
+    lines.push(Line::styled(
+        format!(
+            "{} · {} · {} weights · {} tokens × batch {} · {} rules",
+            app.current_model().name,
+            sc.method.label(),
+            sc.weights.label(),
+            group_thousands(sc.context as i64),
+            sc.batch,
+            sc.convention.id()
+        ),
+        t.text.add_modifier(Modifier::BOLD),
+    ));
+    let other = app.scenario.convention.next();
+    let shown = app.target_breakdown();
+    let cards = app.target().map_or(1, |o| o.count);
+    for s in &shown.segments {
+        let look = t.segment(s.kind);
+        let mark = Some(s.kind) == focused && app.focus == Pane::Bar;
+        let name_style = if mark { t.cursor } else { t.key };
+        lines.push(Line::raw(""));
+        lines.push(Line::from(vec![
+            Span::styled(look.symbol.clone(), look.style),
+            Span::styled(
+                format!(" {} = {:.2} GB", s.kind.label(), to_gb(s.bytes)),
+                name_style,
+            ),
+        ]));
+        lines.push(Line::styled(format!("   {}", s.formula), t.text));
+        let there = app.other.get(s.kind);
+        if (there - s.bytes).abs() > 1e6 {
+            lines.push(Line::styled(
+                format!(
+                    "   {} rules: {:.2} GB. {}",
+                    other.id(),
+                    to_gb(there),
+                    crate::present::explain::convention_difference(s.kind)
+                ),
+                t.dim,
+            ));
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!(
+            "total = {:.2} GB per card of {cards} ({} rules); {} rules: {:.2} GB",
+            to_gb(shown.total()),
+            sc.convention.id(),
+            other.id(),
+            to_gb(app.other.total())
+        ),
+        t.text.add_modifier(Modifier::BOLD),
+    ));
+    if shown.host_bytes > 0.0 {
+        lines.push(Line::styled(
+            format!(
+                "host RAM: {:.2} GB (offloaded or paged state)",
+                to_gb(shown.host_bytes)
+            ),
+            t.text,
+        ));
+    }
+    if let Some(f) = &shown.decode_formula {
+        lines.push(Line::styled(format!("decode: {f}"), t.dim));
+    }
+    for note in &shown.notes {
+        lines.push(Line::styled(format!("note: {note}"), t.dim));
+    }
+    lines
 }
