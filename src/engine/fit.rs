@@ -255,20 +255,7 @@ pub fn evaluate(
     let usable = capacity * usable_fraction(scenario);
     let free_per_card = usable - need.per_card;
     let free = free_per_card * n;
-    let unsupported = unsupported_reason(gpu, count, scenario);
-    let (verdict, reason) = if let Some(r) = unsupported {
-        (Verdict::No, Some(r))
-    } else if free < 0.0 {
-        let r = match cards_needed {
-            Some(k) => Reason::NeedsCards(k),
-            None => Reason::NoCountFits(ctx.largest_count),
-        };
-        (Verdict::No, Some(r))
-    } else if is_tight(scenario.tight_rule, count, need.per_card * n, free) {
-        (Verdict::Tight, None)
-    } else {
-        (Verdict::Fits, None)
-    };
+    let (verdict, reason) = judge(gpu, count, ctx, need.per_card * n, free, cards_needed);
     let split = match (count, scenario.method.is_training(), scenario.split) {
         (1, _, _) => OptionSplit::Single,
         (_, true, _) => OptionSplit::Data,
@@ -300,18 +287,8 @@ pub fn evaluate(
             ctx.model_max_context,
         )
     });
-    let rent = &scenario.rent;
-    // A card offered only as spot (RunPod, Vast.ai) is priced by its spot offer, which the
-    // offer's kind marks; otherwise spot prices stay apart.
-    let offer = |hours: f64| {
-        gpu.cheapest_offer(count, hours, &rent.rates, &rent.filter, false)
-            .or_else(|| gpu.cheapest_offer(count, hours, &rent.rates, &rent.filter, true))
-    };
-    let month = offer(HOURS_PER_MONTH);
-    let term = offer(rent.hours);
-    let spot = gpu.cheapest_offer(count, rent.hours, &rent.rates, &rent.filter, true);
     let training = training_time(ctx.model, scenario, gpu, count);
-    let train = training.and_then(|t| offer(t.hours));
+    let prices = prices(gpu, count, scenario, training);
     FitOption {
         gpu: gpu_index,
         count,
@@ -323,20 +300,69 @@ pub fn evaluate(
         free_bytes: free,
         free_bytes_per_card: free_per_card,
         cards_needed,
-        price_usd_month: month.map(|(p, _)| p),
+        price_usd_month: prices.month.map(|(p, _)| p),
         decode_tokens_per_s: roof.map(|r| r.per_stream),
         split,
         link,
         tp_over_pcie,
         roofline: roof,
         serving,
-        offer: term.map(|(_, i)| i),
-        rent_cost_usd: term.map(|(c, _)| c),
-        spot_offer: spot.map(|(_, i)| i),
-        spot_rent_cost_usd: spot.map(|(c, _)| c),
+        offer: prices.term.map(|(_, i)| i),
+        rent_cost_usd: prices.term.map(|(c, _)| c),
+        spot_offer: prices.spot.map(|(_, i)| i),
+        spot_rent_cost_usd: prices.spot.map(|(c, _)| c),
         training,
-        train_offer: train.map(|(_, i)| i),
-        train_cost_usd: train.map(|(c, _)| c),
+        train_offer: prices.train.map(|(_, i)| i),
+        train_cost_usd: prices.train.map(|(c, _)| c),
+    }
+}
+
+/// The verdict and its reason: a card that cannot run the plan, one short of memory (how
+/// many it would take), tight under the rule, or a fit.
+fn judge(
+    gpu: &Gpu,
+    count: u32,
+    ctx: &Context,
+    need: f64,
+    free: f64,
+    cards_needed: Option<u32>,
+) -> (Verdict, Option<Reason>) {
+    if let Some(r) = unsupported_reason(gpu, count, ctx.scenario) {
+        (Verdict::No, Some(r))
+    } else if free < 0.0 {
+        let r = match cards_needed {
+            Some(k) => Reason::NeedsCards(k),
+            None => Reason::NoCountFits(ctx.largest_count),
+        };
+        (Verdict::No, Some(r))
+    } else if is_tight(ctx.scenario.tight_rule, count, need, free) {
+        (Verdict::Tight, None)
+    } else {
+        (Verdict::Fits, None)
+    }
+}
+
+/// The cheapest offers for one option, in dollars with the offer's index.
+struct Prices {
+    month: Option<(f64, usize)>,
+    term: Option<(f64, usize)>,
+    spot: Option<(f64, usize)>,
+    train: Option<(f64, usize)>,
+}
+
+fn prices(gpu: &Gpu, count: u32, scenario: &Scenario, training: Option<Training>) -> Prices {
+    let rent = &scenario.rent;
+    // A card offered only as spot (RunPod, Vast.ai) is priced by its spot offer, which the
+    // offer's kind marks; otherwise spot prices stay apart.
+    let offer = |hours: f64| {
+        gpu.cheapest_offer(count, hours, &rent.rates, &rent.filter, false)
+            .or_else(|| gpu.cheapest_offer(count, hours, &rent.rates, &rent.filter, true))
+    };
+    Prices {
+        month: offer(HOURS_PER_MONTH),
+        term: offer(rent.hours),
+        spot: gpu.cheapest_offer(count, rent.hours, &rent.rates, &rent.filter, true),
+        train: training.and_then(|t| offer(t.hours)),
     }
 }
 
