@@ -243,51 +243,9 @@ pub fn run(
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
     let catalog = load_catalog(&cli.catalog)?;
-    let io = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::BrokenPipe => CliError(BROKEN_PIPE.into()),
-        _ => CliError(format!("cannot write output: {e}")),
-    };
+    let io = io_error;
     match command {
-        Command::Plan(args) => {
-            if let Some(p) = &args.provider {
-                check_provider(&catalog, p)?;
-            }
-            let model = resolve_model(&catalog, &args.model)?;
-            let scenario = args.scenario()?;
-            for w in &model.warnings {
-                writeln!(err, "warning: {w}").map_err(io)?;
-            }
-            let gpus = match &args.gpu {
-                Some(id) => vec![catalog.gpus[resolve_gpu(&catalog, id)?].clone()],
-                None => catalog.gpus.clone(),
-            };
-            if args.sort == SortBy::Finish && args.train_tokens.is_none() {
-                return Err(CliError(
-                    "--sort finish needs --train-tokens N (and a training --method)".into(),
-                ));
-            }
-            let mut plan = plan(&model, &gpus, &scenario, !args.no_combos);
-            crate::engine::rank::rank_options(&mut plan.options, args.sort);
-            if args.markdown {
-                out.write_all(
-                    crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes(),
-                )
-                .map_err(io)?;
-            } else if args.json {
-                let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))?
-                )
-                .map_err(io)?;
-            } else {
-                out.write_all(
-                    crate::present::text::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes(),
-                )
-                .map_err(io)?;
-            }
-        }
+        Command::Plan(args) => run_plan(&catalog, args, out, err)?,
         Command::Table { json } => {
             let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
             out.write_all(text.as_bytes()).map_err(io)?;
@@ -319,6 +277,59 @@ pub fn run(
                 writeln!(out, "{file}  {about}").map_err(io)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A write error as the CLI reports it (a closed pipe is no error worth a message).
+fn io_error(e: std::io::Error) -> CliError {
+    match e.kind() {
+        std::io::ErrorKind::BrokenPipe => CliError(BROKEN_PIPE.into()),
+        _ => CliError(format!("cannot write output: {e}")),
+    }
+}
+
+/// `vramfit plan`: one scenario against the catalog, as text, JSON or Markdown.
+fn run_plan(
+    catalog: &Catalog,
+    args: &PlanArgs,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let io = io_error;
+    if let Some(p) = &args.provider {
+        check_provider(catalog, p)?;
+    }
+    let model = resolve_model(catalog, &args.model)?;
+    let scenario = args.scenario()?;
+    for w in &model.warnings {
+        writeln!(err, "warning: {w}").map_err(io)?;
+    }
+    let gpus = match &args.gpu {
+        Some(id) => vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()],
+        None => catalog.gpus.clone(),
+    };
+    if args.sort == SortBy::Finish && args.train_tokens.is_none() {
+        return Err(CliError(
+            "--sort finish needs --train-tokens N (and a training --method)".into(),
+        ));
+    }
+    let mut plan = plan(&model, &gpus, &scenario, !args.no_combos);
+    crate::engine::rank::rank_options(&mut plan.options, args.sort);
+    if args.markdown {
+        out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
+            .map_err(io)?;
+    } else if args.json {
+        let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))?
+        )
+        .map_err(io)?;
+    } else {
+        out.write_all(crate::present::text::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes())
+            .map_err(io)?;
     }
     Ok(())
 }

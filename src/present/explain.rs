@@ -88,6 +88,13 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
     if let Some(src) = gpu.memory_source.as_deref() {
         lines.insert(2, format!("memory source: {src}"));
     }
+    lines.push(verdict_line(gpu, option, scenario));
+    lines
+}
+
+/// The verdict with the rule that made it, or why it is no.
+fn verdict_line(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> String {
+    let n = option.count;
     let rule = match scenario.tight_rule {
         TightRule::Seed if n == 1 => {
             format!("tight below {} left on one card", format_gb(TIGHT_SINGLE_BYTES))
@@ -95,16 +102,14 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
         TightRule::Seed => format!("tight below {} left per card", format_gb(TIGHT_PER_CARD_BYTES)),
         TightRule::Margin(f) => format!("tight below a {:.0} % margin over the requirement", f * 100.0),
     };
-    let verdict = match option.verdict {
+    match option.verdict {
         Verdict::Fits => format!("verdict: fits — {rule}"),
         Verdict::Tight => format!("verdict: TIGHT — {rule}"),
         Verdict::No => format!(
             "verdict: does not fit — {}",
             option.reason.map(|r| r.text(gpu)).unwrap_or_default()
         ),
-    };
-    lines.push(verdict);
-    lines
+    }
 }
 
 /// One offer's arithmetic: "provider (kind): price per card × n … for h → $cost".
