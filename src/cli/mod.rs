@@ -130,9 +130,15 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One scenario: the memory breakdown and the verdict for every card and combo.
-    // Negative numbers parse as values, so `--context -1` is told it must be positive.
-    #[command(allow_negative_numbers = true)]
+    // Negative numbers parse as values, so `--context -1` is told it must be positive; a flag
+    // given twice takes its last value, so `vramfit fit`'s suggested flags can be appended.
+    #[command(allow_negative_numbers = true, args_override_self = true)]
     Plan(Box<PlanArgs>),
+    /// What would make it fit on one card or combo (--gpu ID, --cards N): the exact longest
+    /// context and largest batch, and the single changes (or pairs) that fit, each with the
+    /// `plan` flags that apply it. Takes every `plan` flag.
+    #[command(allow_negative_numbers = true, args_override_self = true)]
+    Fit(Box<PlanArgs>),
     /// The GPU Rent Hub guide's lookup table (model size × method → cheapest card, a single
     /// card first as the guide picks), computed by the quick rules.
     Table {
@@ -246,6 +252,7 @@ pub fn run(
     let io = io_error;
     match command {
         Command::Plan(args) => run_plan(&catalog, args, out, err)?,
+        Command::Fit(args) => run_fit(&catalog, args, out, err)?,
         Command::Table { json } => {
             let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
             out.write_all(text.as_bytes()).map_err(io)?;
@@ -320,7 +327,21 @@ fn run_plan(
         out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
             .map_err(io)?;
     } else if args.json {
-        let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
+        let mut json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
+        if scenario.method.is_training() {
+            // Training options: the longest sequence and the largest micro-batch that fit,
+            // solved exactly on each option (serving options carry their KV-budget limits).
+            use crate::engine::advise::{max_batch, max_context};
+            for (j, o) in json.options.iter_mut().zip(&plan.options) {
+                let g = &gpus[o.gpu];
+                let sc = crate::engine::Scenario {
+                    cards: o.count,
+                    ..scenario.clone()
+                };
+                j.max_context = max_context(&model, g, o.count, &sc, false);
+                j.max_batch = max_batch(&model, g, o.count, &sc, false);
+            }
+        }
         writeln!(
             out,
             "{}",
@@ -332,6 +353,53 @@ fn run_plan(
             .map_err(io)?;
     }
     Ok(())
+}
+
+/// `vramfit fit`: the advice for one target, as text or JSON.
+fn run_fit(
+    catalog: &Catalog,
+    args: &PlanArgs,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    use crate::engine::advise::{Target, advise};
+    if let Some(p) = &args.provider {
+        check_provider(catalog, p)?;
+    }
+    let model = resolve_model(catalog, &args.model)?;
+    let scenario = args.scenario()?;
+    for w in &model.warnings {
+        writeln!(err, "warning: {w}").map_err(io_error)?;
+    }
+    let gpu = match &args.gpu {
+        Some(id) => resolve_gpu(catalog, id)?,
+        None => {
+            // No card named: the plan's own pick (or what comes closest), said on stderr.
+            let p = plan(&model, &catalog.gpus, &scenario, true);
+            let o = p
+                .target()
+                .ok_or_else(|| CliError("the catalog has no cards".into()))?;
+            writeln!(
+                err,
+                "note: no --gpu given; advising for {} (the plan's pick)",
+                catalog.gpus[o.gpu].id
+            )
+            .map_err(io_error)?;
+            o.gpu
+        }
+    };
+    let target = Target {
+        gpu,
+        count: scenario.cards,
+    };
+    let advice = advise(&model, &catalog.gpus, &scenario, target);
+    let text = if args.json {
+        let json = crate::present::advice::advice_json(&advice, &catalog.gpus);
+        serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))? + "\n"
+    } else {
+        crate::present::advice::advice_text(&advice, &catalog.gpus, &scenario, &model.name)
+    };
+    out.write_all(text.as_bytes()).map_err(io_error)
 }
 
 /// Draw every named state to `<dir>/<name>.svg`, writing each file atomically.

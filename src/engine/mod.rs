@@ -1,5 +1,6 @@
 //! The arithmetic: pure functions over plain data. No terminal, no files, no arguments.
 
+pub mod advise;
 pub mod breakdown;
 pub mod calibrated;
 pub mod choice;

@@ -3,6 +3,7 @@
 //! view's lines. The CLI and the TUI both speak through it; it speaks through the engine.
 //! (When Chinese lands, this is where strings meet the translation layer.)
 
+pub mod advice;
 pub mod explain;
 pub mod json;
 pub mod markdown;
