@@ -43,6 +43,20 @@ fn bench_plan(c: &mut Criterion) {
     c.bench_function("lookup table: 5 sizes x 6 methods", |b| {
         b.iter(|| lookup_table(black_box(&seeds), black_box(&catalog.gpus)))
     });
+    // What would make it fit: the full advice for one target that does not fit, and the
+    // headroom of one that does (the solvers only).
+    let h100 = vramfit::engine::advise::Target {
+        gpu: catalog.gpu_index("h100-pcie").unwrap(),
+        count: 1,
+    };
+    let fp8 = Scenario::seed_inference(WeightPrecision::Fp8).calibrated();
+    c.bench_function("to fit: 70B FP8 on one H100 PCIe (does not fit)", |b| {
+        b.iter(|| vramfit::engine::advise::advise(black_box(&model), &catalog.gpus, black_box(&fp8), h100))
+    });
+    let small = catalog.model("llama-3.1-8b").unwrap().clone();
+    c.bench_function("to fit: 8B BF16 on one H100 PCIe (headroom)", |b| {
+        b.iter(|| vramfit::engine::advise::advise(black_box(&small), &catalog.gpus, black_box(&fp8), h100))
+    });
     c.bench_function("catalog: parse the embedded TOML", |b| {
         b.iter(|| Catalog::embedded().unwrap())
     });

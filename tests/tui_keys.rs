@@ -368,3 +368,36 @@ fn every_planner_step_lies_in_the_knobs_one_range() {
     assert_eq!(app.knob_value(Knob::Hours), "1 h (an hour)");
     assert_eq!(app.knob_value(Knob::Utilization), "1 % of peak");
 }
+
+#[test]
+fn f_lists_what_would_fit_enter_applies_and_u_undoes() {
+    let mut app = fresh_app("default");
+    let mut sc = app.scenario.clone();
+    sc.weights = WeightPrecision::Fp8;
+    app.set_scenario(sc);
+    let h100 = app.catalog.gpu_index("h100-pcie").unwrap();
+    app.pin(Some((h100, 1)));
+    assert!(!app.target().unwrap().verdict.is_fit());
+    press(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.overlay, Overlay::ToFit);
+    // The second change: the exact longest context.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.scenario.context, 5_504);
+    assert_eq!(
+        app.pinned,
+        Some((h100, 1)),
+        "the bar stays on the card being fitted"
+    );
+    assert!(app.target().unwrap().verdict.is_fit());
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap()
+            .contains("applied: context ≤ 5,504")
+    );
+    press(&mut app, KeyCode::Char('u'));
+    assert_eq!(app.scenario.context, 8_192);
+    assert!(!app.target().unwrap().verdict.is_fit());
+}

@@ -148,3 +148,19 @@ fn resizing_reflows_without_losing_state() {
     assert!(small.contains("Inference FP16") && big.contains("Inference FP16"));
     assert!(big.lines().next().unwrap().chars().count() > 150);
 }
+
+#[test]
+fn the_hint_and_the_to_fit_list_show_the_exact_limit() {
+    // 70B FP8 on one H100 PCIe: 1.61 GB short; the KV cache shrinks to fit at 5,504 tokens.
+    let s = screen("overflow-80x24");
+    assert!(s.contains("fits with: q4_0 KV · context ≤ 5,504"), "{s}");
+    let s = screen("tofit-80x24");
+    assert!(s.contains("longest context at batch 1: 5,504"), "{s}");
+    assert!(s.contains("▶ q4_0 KV  ! tight"), "{s}");
+    let s = screen("tofit-160x48");
+    assert!(s.contains("▶ context ≤ 5,504  ! tight  0.00 GB free"), "{s}");
+    assert!(s.contains("4× GeForce RTX 4090  ✓ fits  2.84 GB free"), "{s}");
+    // When it fits, the same line gives the headroom.
+    let s = screen("tight-80x24");
+    assert!(s.contains("headroom: context ≤ "), "{s}");
+}

@@ -52,10 +52,14 @@ pub enum Action {
     FilterBackspace,
     /// Leave filter typing, keeping the filter.
     EndFilter,
-    /// Close an overlay, leave the filter, or (with nothing open) quit.
+    /// Close an overlay, or stop and clear the filter.
     Back,
     ToggleCombos,
     Explain,
+    /// Open the "to fit" list for the card the bar is drawn against.
+    ToFit,
+    /// Take back the last change applied from the "to fit" list.
+    Undo,
     Help,
     CycleMethod,
     CycleWeights,

@@ -258,6 +258,22 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some(("e", "explain")),
     },
     Binding {
+        keys: &[(KeyCode::Char('f'), NONE)],
+        label: "f",
+        action: Action::ToFit,
+        help: "what would make it fit on this card: each change, Enter applies it",
+        scope: Scope::Everywhere,
+        hint: Some(("f", "to fit")),
+    },
+    Binding {
+        keys: &[(KeyCode::Char('u'), NONE)],
+        label: "u",
+        action: Action::Undo,
+        help: "undo the change applied from the to-fit list",
+        scope: Scope::Everywhere,
+        hint: None,
+    },
+    Binding {
         keys: &[(KeyCode::Char('?'), SHIFT), (KeyCode::Char('?'), NONE)],
         label: "?",
         action: Action::Help,

@@ -41,12 +41,19 @@ impl PlannerLayout {
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             return None;
         }
-        let bar_height = 5;
+        // Bar, markers, legend and the to-fit hint, in a border.
+        let bar_height = 6;
         let [title, body, status] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1)]).areas(area);
         let large = area.width >= 120 && area.height >= 32;
         // The workload pane scrolls; a large screen shows every knob of a training plan.
-        let workload_height = if large { 18 } else { 9 };
+        let workload_height = if large {
+            18
+        } else if area.height < 24 {
+            7
+        } else {
+            9
+        };
         if large {
             let model_width = (area.width / 5).clamp(30, 40);
             let [models, right] =

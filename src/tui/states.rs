@@ -471,6 +471,29 @@ pub const STATES: &[State] = &[
         },
     },
     State {
+        name: "tofit-80x24",
+        about: "70B FP8 on one H100 PCIe: what would make it fit (f), exact context limit first",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.update(Action::ToFit);
+        },
+    },
+    State {
+        name: "tofit-160x48",
+        about: "the to-fit list on a large terminal, the second change selected",
+        width: 160,
+        height: 48,
+        theme: "default",
+        setup: |a| {
+            seventy_fp8(a);
+            a.update(Action::ToFit);
+            a.update(Action::Down);
+        },
+    },
+    State {
         name: "too-small-50x15",
         about: "below the minimum size",
         width: 50,

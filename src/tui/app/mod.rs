@@ -23,6 +23,8 @@ pub enum Overlay {
     ExplainSegments,
     ExplainCard(usize, u32),
     Compare,
+    /// What would make it fit on the target; the overlay's cursor is `overlay_scroll`.
+    ToFit,
 }
 
 /// A scenario pinned for comparison.
@@ -87,6 +89,10 @@ pub struct App {
     pub plan: Plan,
     /// The same scenario under the other convention, for the explain view's comparison.
     pub other: Breakdown,
+    /// What would make the plan fit on the target (or its headroom when it fits).
+    pub advice: Option<crate::engine::advise::Advice>,
+    /// The scenario and pin before the last change applied from the to-fit list (`u`).
+    pub undo: Option<(Scenario, Option<(usize, u32)>)>,
     pub focus: Pane,
     pub knob: usize,
     pub segment: usize,
@@ -139,7 +145,7 @@ impl App {
         let scenario = Scenario::seed_inference(crate::engine::WeightPrecision::Bf16).calibrated();
         let plan = plan(&models[model], &catalog.gpus, &scenario, true);
         let other = crate::engine::memory::breakdown(&models[model], &other_convention(&scenario));
-        App {
+        let mut app = App {
             catalog,
             models,
             model,
@@ -149,6 +155,8 @@ impl App {
             scenario,
             plan,
             other,
+            advice: None,
+            undo: None,
             focus: Pane::Workload,
             knob: 0,
             segment: 0,
@@ -169,7 +177,9 @@ impl App {
             model_offset: 0,
             card_offset: 0,
             knob_offset: 0,
-        }
+        };
+        app.refresh_other();
+        app
     }
 
     pub fn current_model(&self) -> &Model {
@@ -229,10 +239,49 @@ impl App {
     }
 
     /// The other convention's breakdown on one card of the target, for the explain view.
+    /// What depends on the target: the other convention's breakdown on one card of it (for
+    /// explain) and the advice (for the hint line and the to-fit list).
     fn refresh_other(&mut self) {
-        let count = self.target().map_or(1, |o| o.count);
+        let target = self.target().map(|o| crate::engine::advise::Target {
+            gpu: o.gpu,
+            count: o.count,
+        });
+        let count = target.map_or(1, |t| t.count);
         self.other =
             crate::engine::plan::breakdown_on(self.current_model(), &other_convention(&self.scenario), count);
+        self.advice = target.map(|t| {
+            crate::engine::advise::advise(self.current_model(), &self.catalog.gpus, &self.scenario, t)
+        });
+    }
+
+    /// Apply the to-fit list's `i`-th change: the scenario changes, the bar stays on the
+    /// card being fitted (or moves to the one suggested), and `u` can take it back.
+    fn apply_suggestion(&mut self, i: usize) {
+        let Some(advice) = &self.advice else { return };
+        let Some(s) = advice.suggestions.get(i) else {
+            return;
+        };
+        let (scenario, target) = s.change.apply(&self.scenario, advice.target);
+        let label = crate::present::advice::label(&s.change, &self.catalog.gpus);
+        self.undo = Some((self.scenario.clone(), self.pinned));
+        self.overlay = Overlay::None;
+        self.scenario = scenario;
+        self.recompute();
+        self.pin(Some((target.gpu, target.count)));
+        self.status = Some(format!("applied: {label} · u undoes it"));
+    }
+
+    /// `u`: back to the scenario and pin before the last applied change.
+    fn undo(&mut self) {
+        match self.undo.take() {
+            Some((scenario, pinned)) => {
+                self.scenario = scenario;
+                self.recompute();
+                self.pin(pinned);
+                self.status = Some("undone".into());
+            }
+            None => self.status = Some("nothing to undo".into()),
+        }
     }
 
     /// Apply one action. Returns whether anything visible changed (no change, no redraw).
@@ -311,6 +360,19 @@ impl App {
                 self.overlay = Overlay::None;
                 true
             }
+            Action::ToFit if self.overlay == Overlay::ToFit => {
+                self.overlay = Overlay::None;
+                true
+            }
+            Action::Down if self.overlay == Overlay::ToFit => {
+                let n = self.advice.as_ref().map_or(0, |a| a.suggestions.len());
+                self.overlay_scroll = (self.overlay_scroll + 1).min(n.saturating_sub(1) as u16);
+                true
+            }
+            Action::Select if self.overlay == Overlay::ToFit => {
+                self.apply_suggestion(usize::from(self.overlay_scroll));
+                true
+            }
             Action::Up => {
                 self.overlay_scroll = self.overlay_scroll.saturating_sub(1);
                 true
@@ -359,6 +421,11 @@ impl App {
                 };
             }
             Action::ToggleCombos => self.all_combos = !self.all_combos,
+            Action::ToFit => {
+                self.overlay = Overlay::ToFit;
+                self.overlay_scroll = 0;
+            }
+            Action::Undo => self.undo(),
             Action::PinA => self.pin_a(),
             Action::Compare => {
                 if self.side_a.is_some() {

@@ -3,11 +3,12 @@
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
 
 use super::bar::{MemoryBar, verdict_word};
 use super::{block, pane_title};
 use crate::engine::rank::SortBy;
-use crate::engine::units::to_gb;
+use crate::engine::units::{group_thousands, to_gb};
 use crate::tui::action::Pane;
 use crate::tui::app::App;
 
@@ -78,7 +79,68 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
         Rect {
             x: inner.x + 1,
             width: inner.width.saturating_sub(2),
+            height: inner.height.min(3),
             ..inner
         },
     );
+    if inner.height >= 4 {
+        let line = Rect {
+            x: inner.x + 1,
+            y: inner.y + 3,
+            width: inner.width.saturating_sub(2),
+            height: 1,
+        };
+        frame.render_widget(Paragraph::new(hint(app, usize::from(line.width))), line);
+    }
+}
+
+/// One line under the bar: the changes that would make it fit, or the headroom when it
+/// does; whole pieces only, as many as the width holds.
+fn hint(app: &App, width: usize) -> Line<'static> {
+    let t = &app.theme;
+    let Some(a) = &app.advice else {
+        return Line::raw("");
+    };
+    let what = if app.scenario.method.is_training() {
+        "sequence"
+    } else {
+        "context"
+    };
+    let limit = |v: Option<u64>| v.map_or("none".to_string(), |n| group_thousands(n as i64));
+    let (lead, pieces, style) = if a.now.verdict.is_fit() {
+        (
+            "headroom: ".to_string(),
+            vec![
+                format!("{what} ≤ {}", limit(a.max_context)),
+                format!("batch ≤ {}", limit(a.max_batch)),
+            ],
+            t.dim,
+        )
+    } else if a.suggestions.is_empty() {
+        (
+            "no change or pair of changes fits this card".to_string(),
+            Vec::new(),
+            t.no,
+        )
+    } else {
+        let labels = a
+            .suggestions
+            .iter()
+            .map(|s| crate::present::advice::label(&s.change, &app.catalog.gpus))
+            .collect();
+        ("fits with: ".to_string(), labels, t.key)
+    };
+    let tail = "  f: more";
+    let mut text = lead;
+    let mut shown = 0;
+    for p in pieces {
+        let sep = if shown == 0 { "" } else { " · " };
+        if text.chars().count() + sep.len() + p.chars().count() + tail.len() > width {
+            break;
+        }
+        text.push_str(sep);
+        text.push_str(&p);
+        shown += 1;
+    }
+    Line::from(vec![Span::styled(text, style), Span::styled(tail, t.dim)])
 }

@@ -10,6 +10,7 @@ mod help;
 mod memory;
 mod models;
 mod title;
+mod tofit;
 mod workload;
 
 use ratatui::Frame;
@@ -44,6 +45,7 @@ pub fn view(frame: &mut Frame, app: &mut App) {
         Overlay::Help => help::help(frame, area, app),
         Overlay::ExplainSegments | Overlay::ExplainCard(..) => explain::explain(frame, area, app),
         Overlay::Compare => compare::compare(frame, area, app),
+        Overlay::ToFit => tofit::tofit(frame, area, app),
     }
 }
 fn too_small(frame: &mut Frame, area: Rect, app: &App) {
@@ -109,7 +111,20 @@ pub fn overlay_area(area: Rect, width: u16, height: u16) -> Rect {
         height: h,
     }
 }
+/// A bordered overlay centred on `area`, sized to its wrapped text, scrolled `scroll` lines.
 pub fn popup(frame: &mut Frame, area: Rect, app: &App, title: &str, text: Text, width: u16) {
+    popup_scrolled(frame, area, app, title, text, width, app.overlay_scroll);
+}
+
+pub fn popup_scrolled(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    title: &str,
+    text: Text,
+    width: u16,
+    scroll: u16,
+) {
     let t = &app.theme;
     let w = width.min(area.width.saturating_sub(2)).max(10);
     // Height of the text once wrapped to the popup's inner width.
@@ -128,7 +143,7 @@ pub fn popup(frame: &mut Frame, area: Rect, app: &App, title: &str, text: Text, 
             .block(block)
             .style(t.text)
             .wrap(Wrap { trim: false })
-            .scroll((app.overlay_scroll, 0)),
+            .scroll((scroll, 0)),
         r,
     );
 }

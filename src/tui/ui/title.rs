@@ -105,7 +105,21 @@ pub fn status(frame: &mut Frame, area: Rect, app: &App) {
             t.status,
         ));
     } else {
-        for (key, what) in hints() {
+        // Whole hints only; the last one ("? help", where every key is) always shows.
+        let all = hints();
+        let width = |(k, w): &(&str, &str)| k.chars().count() + w.chars().count() + 3;
+        let last = all.last().copied();
+        let mut room = usize::from(area.width).saturating_sub(last.as_ref().map_or(0, width));
+        let mut shown: Vec<(&str, &str)> = Vec::new();
+        for h in &all[..all.len().saturating_sub(1)] {
+            if width(h) > room {
+                continue;
+            }
+            room -= width(h);
+            shown.push(*h);
+        }
+        shown.extend(last);
+        for (key, what) in shown {
             spans.push(Span::styled(format!(" {key}"), t.key));
             spans.push(Span::styled(format!(" {what} "), t.status));
         }

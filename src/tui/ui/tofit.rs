@@ -1,0 +1,119 @@
+//! The "to fit" overlay: the target as it stands, its exact limits, and each change that
+//! makes the plan fit, with what it costs; Enter applies the selected one.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span, Text};
+
+use super::{popup, popup_scrolled};
+use crate::engine::units::{format_gb, format_usd, group_thousands};
+use crate::present::advice::{flags, label, note, target_label};
+use crate::tui::app::App;
+
+pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let mut lines: Vec<Line> = Vec::new();
+    let Some(a) = &app.advice else {
+        lines.push(Line::raw("no card to fit the plan on"));
+        popup(frame, area, app, "To fit", Text::from(lines), area.width * 9 / 10);
+        return;
+    };
+    let gpus = &app.catalog.gpus;
+    let what = if app.scenario.method.is_training() {
+        "sequence"
+    } else {
+        "context"
+    };
+    let room = if a.now.free_bytes_per_card >= 0.0 {
+        format!("{} free", format_gb(a.now.free_bytes_per_card))
+    } else {
+        format!("{} short", format_gb(-a.now.free_bytes_per_card))
+    };
+    lines.push(Line::styled(
+        format!(
+            "{} · {} · {room} per card",
+            target_label(a.target, gpus),
+            a.now.verdict.id()
+        ),
+        t.text.add_modifier(Modifier::BOLD),
+    ));
+    let limit = |v: Option<u64>| v.map_or("none".to_string(), |n| group_thousands(n as i64));
+    lines.push(Line::styled(
+        format!(
+            "longest {what} at batch {}: {} · largest batch: {}",
+            app.scenario.batch,
+            limit(a.max_context),
+            limit(a.max_batch)
+        ),
+        t.text,
+    ));
+    if a.now.verdict.is_fit() {
+        lines.push(Line::styled(
+            format!(
+                "comfortable (not tight) up to {what} {} and batch {}",
+                limit(a.comfortable_context),
+                limit(a.comfortable_batch)
+            ),
+            t.dim,
+        ));
+    } else if a.suggestions.is_empty() {
+        lines.push(Line::styled(
+            "no single change or pair of changes fits this card",
+            t.no,
+        ));
+    } else {
+        lines.push(Line::styled(
+            "↑↓ pick · Enter applies (u undoes) · Esc closes",
+            t.dim,
+        ));
+    }
+    for (i, s) in a.suggestions.iter().enumerate() {
+        let selected = usize::from(app.overlay_scroll) == i;
+        let mark = if selected { "▶ " } else { "  " };
+        let style = if selected { t.cursor } else { t.text };
+        let (word, vstyle) = super::bar::verdict_word(s.after.verdict, t);
+        lines.push(Line::raw(""));
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark}{}", label(&s.change, gpus)), style),
+            Span::raw("  "),
+            Span::styled(word, vstyle),
+            Span::styled(
+                format!(
+                    "  {} free{}{}",
+                    format_gb(s.after.free_bytes_per_card),
+                    s.after
+                        .decode_tokens_per_s
+                        .map_or(String::new(), |d| format!(" · decode ≤ {d:.0} t/s")),
+                    // The price only where the change moves it (more cards, another card).
+                    match s.after.price_usd_month {
+                        Some(p) if a.now.price_usd_month.is_none_or(|n| (n - p).abs() > 0.5) => {
+                            format!(" · {}/month", format_usd(p))
+                        }
+                        _ => String::new(),
+                    },
+                ),
+                t.text,
+            ),
+        ]));
+        let host = if s.host_bytes > 0.0 {
+            format!("host RAM {} · ", format_gb(s.host_bytes))
+        } else {
+            String::new()
+        };
+        lines.push(Line::styled(
+            format!(
+                "    {host}{}{}",
+                note(&s.change).map_or(String::new(), |n| format!("{n} · ")),
+                flags(&s.change, gpus).join(" ")
+            ),
+            t.dim,
+        ));
+    }
+    // Keep the selected change in view: three header lines, then three lines a change.
+    let visible = area.height.saturating_sub(4);
+    let bottom = 3 + 3 * (app.overlay_scroll + 1);
+    let scroll = bottom.saturating_sub(visible);
+    let width = (area.width * 9 / 10).max(60);
+    popup_scrolled(frame, area, app, "To fit", Text::from(lines), width, scroll);
+}
