@@ -132,15 +132,13 @@ fn hint(app: &App, width: usize) -> Line<'static> {
     };
     let tail = "  f: more";
     let mut text = lead;
-    let mut shown = 0;
-    for p in pieces {
-        let sep = if shown == 0 { "" } else { " · " };
+    for (i, p) in pieces.into_iter().enumerate() {
+        let sep = if i == 0 { "" } else { " · " };
         if text.chars().count() + sep.len() + p.chars().count() + tail.len() > width {
             break;
         }
         text.push_str(sep);
         text.push_str(&p);
-        shown += 1;
     }
     Line::from(vec![Span::styled(text, style), Span::styled(tail, t.dim)])
 }
