@@ -457,3 +457,71 @@ fn the_old_convention_name_is_still_accepted() {
         assert_eq!(v["convention"], "quick");
     }
 }
+
+#[test]
+fn fit_json_has_the_contract_fields() {
+    let out = vramfit()
+        .args([
+            "fit",
+            "--model",
+            "llama-3.1-70b",
+            "--weights",
+            "fp8",
+            "--gpu",
+            "h100-pcie",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["target"]["gpu"], "h100-pcie");
+    assert_eq!(v["target"]["count"], 1);
+    assert_eq!(v["target"]["verdict"], "no");
+    assert_eq!(v["max_context"], 5504);
+    assert!(v["max_batch"].is_null(), "not even batch 1 fits at 8k");
+    let first = &v["suggestions"][0];
+    for key in [
+        "change",
+        "flags",
+        "verdict",
+        "free_bytes_per_card",
+        "decode_tokens_per_s",
+        "price_usd_month",
+        "host_bytes",
+        "note",
+    ] {
+        assert!(first.get(key).is_some(), "missing {key}");
+    }
+    let context = v["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["change"] == "context ≤ 5,504")
+        .unwrap();
+    assert_eq!(context["flags"], serde_json::json!(["--context", "5504"]));
+    // The flags, appended to the plan's own, give the promised verdict.
+    let out = vramfit()
+        .args([
+            "plan",
+            "--model",
+            "llama-3.1-70b",
+            "--weights",
+            "fp8",
+            "--gpu",
+            "h100-pcie",
+            "--context",
+            "8192",
+        ])
+        .args(["--context", "5504", "--no-combos", "--json"])
+        .output()
+        .unwrap();
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(p["options"][0]["verdict"], context["verdict"]);
+    // Unknown card: exit 2.
+    vramfit()
+        .args(["fit", "--model", "llama-3.1-8b", "--gpu", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown gpu 'nope'"));
+}
