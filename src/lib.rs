@@ -8,6 +8,7 @@
 pub mod accuracy;
 pub mod catalog;
 pub mod cli;
+pub mod detect;
 pub mod engine;
 pub mod files;
 pub mod planfile;

@@ -110,6 +110,10 @@ pub struct PlanArgs {
     /// Single cards only, no 2/4/8-card combos.
     #[arg(long)]
     pub no_combos: bool,
+    /// Only this machine's GPUs (found with nvidia-smi, rocm-smi or, on a Mac, sysctl), with
+    /// what other processes already use counted.
+    #[arg(long, conflicts_with = "gpu")]
+    pub here: bool,
     /// In the table, list the options that do not fit too.
     #[arg(long)]
     pub all: bool,

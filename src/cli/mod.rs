@@ -120,6 +120,10 @@ pub struct Cli {
     /// Planner: enable the mouse (click to focus, wheel to scroll).
     #[arg(long)]
     pub mouse: bool,
+    /// Planner: do not look for this machine's GPUs (also `detect = false` in
+    /// <config>/config.toml).
+    #[arg(long, global = true)]
+    pub no_detect: bool,
     /// Planner: open a saved plan (TOML, as the planner's `w` writes it).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     pub open: Option<PathBuf>,
@@ -152,6 +156,12 @@ pub enum Command {
     },
     /// The card catalog with prices.
     Gpus {
+        #[arg(long)]
+        json: bool,
+    },
+    /// This machine's GPUs, as nvidia-smi, rocm-smi or (on a Mac) sysctl report them, and the
+    /// catalog card each is.
+    Detect {
         #[arg(long)]
         json: bool,
     },
@@ -265,6 +275,14 @@ pub fn run(
             out.write_all(crate::present::text::gpus(&catalog, *json).as_bytes())
                 .map_err(io)?;
         }
+        Command::Detect { json } => {
+            let found = crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT);
+            for n in &found.notes {
+                writeln!(err, "note: {n}").map_err(io)?;
+            }
+            let text = crate::present::text::detected(&found, *json);
+            out.write_all(text.as_bytes()).map_err(io)?;
+        }
         Command::Accuracy => {
             let rows = crate::accuracy::evaluate(&catalog).map_err(CliError)?;
             out.write_all(crate::accuracy::markdown(&rows).as_bytes())
@@ -308,20 +326,36 @@ fn run_plan(
         check_provider(catalog, p)?;
     }
     let model = resolve_model(catalog, &args.model)?;
-    let scenario = args.scenario()?;
+    let mut scenario = args.scenario()?;
     for w in &model.warnings {
         writeln!(err, "warning: {w}").map_err(io)?;
     }
-    let gpus = match &args.gpu {
-        Some(id) => vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()],
-        None => catalog.gpus.clone(),
+    let gpus = if args.here {
+        let found = crate::detect::detect(catalog, crate::detect::TOOL_TIMEOUT);
+        for n in &found.notes {
+            writeln!(err, "note: {n}").map_err(io)?;
+        }
+        let local = crate::detect::local(&found, catalog).ok_or_else(|| {
+            CliError("no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into())
+        })?;
+        // Judge exactly this machine's cards; mixed cards can only split by layer.
+        scenario.cards = local.count;
+        if local.mixed {
+            scenario.split = crate::engine::scenario::Split::Layer;
+        }
+        vec![local.gpu]
+    } else {
+        match &args.gpu {
+            Some(id) => vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()],
+            None => catalog.gpus.clone(),
+        }
     };
     if args.sort == SortBy::Finish && args.train_tokens.is_none() {
         return Err(CliError(
             "--sort finish needs --train-tokens N (and a training --method)".into(),
         ));
     }
-    let mut plan = plan(&model, &gpus, &scenario, !args.no_combos);
+    let mut plan = plan(&model, &gpus, &scenario, !args.no_combos && !args.here);
     crate::engine::rank::rank_options(&mut plan.options, args.sort);
     if args.markdown {
         out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())

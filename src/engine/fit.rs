@@ -265,7 +265,8 @@ pub fn evaluate(
     let network = (scenario.convention == Convention::Calibrated).then_some(scenario.network_gbps);
     let link = link_of(gpu, count, network);
     let tp_over_pcie = split == OptionSplit::Tensor && matches!(link.kind, LinkKind::Pcie | LinkKind::None);
-    let roof = ctx.work.map(|w| {
+    // A card of unknown bandwidth (detected, not in the catalog) gets no decode ceiling.
+    let roof = ctx.work.filter(|_| gpu.bandwidth_gbs > 0.0).map(|w| {
         roofline(
             gpu,
             count,

@@ -412,3 +412,33 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
     }
     s
 }
+
+/// `vramfit detect`: what this machine's tools reported, and the catalog card each is.
+pub fn detected(d: &crate::detect::Detection, json: bool) -> String {
+    if json {
+        return serde_json::to_string_pretty(&d.gpus).unwrap_or_default() + "\n";
+    }
+    if d.gpus.is_empty() {
+        return "No GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl).\n".into();
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>3}  {:<30} {:>10} {:>9}  {:<18} {:<12} source",
+        "#", "name", "total GB", "used GB", "catalog card", "driver"
+    );
+    for g in &d.gpus {
+        let _ = writeln!(
+            s,
+            "{:>3}  {:<30} {:>10.2} {:>9.2}  {:<18} {:<12} {}",
+            g.index,
+            g.name,
+            g.memory_total_bytes as f64 / 1e9,
+            g.memory_used_bytes as f64 / 1e9,
+            g.gpu.as_deref().unwrap_or("not in catalog"),
+            g.driver.as_deref().unwrap_or("-"),
+            g.source
+        );
+    }
+    s
+}
