@@ -374,10 +374,10 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Option<Local> {
             segment: None,
             notes: None,
             offers: Vec::new(),
+            local: true,
         },
     };
     let used: u64 = d.gpus.iter().map(|g| g.memory_used_bytes).sum();
-    gpu.name = format!("{} (this machine)", gpu.name);
     gpu.memory_visible_bytes = Some(per_card);
     gpu.memory_gb = per_card / 1e9;
     gpu.memory_smi_mib = None;
@@ -388,6 +388,7 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Option<Local> {
     ));
     // Your own cards: no rental offers.
     gpu.offers.clear();
+    gpu.local = true;
     Some(Local {
         gpu,
         count: n,

@@ -33,5 +33,6 @@ fn planner(cli: &Cli) -> Result<(), vramfit::cli::CliError> {
         return Err(vramfit::cli::CliError(e.to_string()));
     }
     let app = open_planner(cli)?;
-    vramfit::tui::run(app).map_err(|e| vramfit::cli::CliError(format!("{e}")))
+    let detect = !cli.no_detect && vramfit::cli::settings()?.detect;
+    vramfit::tui::run(app, detect).map_err(|e| vramfit::cli::CliError(format!("{e}")))
 }

@@ -131,7 +131,7 @@ fn eight_h100s_plan_as_one_eight_card_option() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["options"][0]["gpu"], "h100-sxm");
     assert_eq!(v["options"][0]["count"], 8);
-    assert_eq!(v["options"][0]["name"], "NVIDIA H100 SXM 80GB (this machine)");
+    assert_eq!(v["options"][0]["name"], "NVIDIA H100 SXM 80GB");
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn the_planner_runs_in_a_real_terminal_and_quits_cleanly() {
     }
     let name = format!("vramfit-test-{}", std::process::id());
     let command = format!(
-        "env VRAMFIT_CONFIG={} TERM=xterm-256color {} --model llama-3.1-70b",
+        "env VRAMFIT_CONFIG={} TERM=xterm-256color {} --model llama-3.1-70b --no-detect",
         env!("CARGO_TARGET_TMPDIR"),
         env!("CARGO_BIN_EXE_vramfit")
     );
@@ -138,4 +138,67 @@ fn the_planner_runs_in_a_real_terminal_and_quits_cleanly() {
         !after.contains("Workload"),
         "the alternate screen was not left:\n{after}"
     );
+}
+
+#[test]
+#[cfg(unix)]
+fn detection_never_delays_the_first_frame_and_then_heads_the_cards() {
+    use std::os::unix::fs::PermissionsExt;
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed, so the planner was not driven in a terminal");
+        return;
+    }
+    // A slow nvidia-smi: it answers after 0.6 s with two RTX 4090s, one 1.2 GB busy.
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("slow-smi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tool = dir.join("nvidia-smi");
+    std::fs::write(
+        &tool,
+        "#!/bin/sh\n/bin/sleep 0.6\necho '0, NVIDIA GeForce RTX 4090, 24564, 1144, 550.163.01, 00000000:01:00.0'\n\
+         echo '1, NVIDIA GeForce RTX 4090, 24564, 0, 550.163.01, 00000000:02:00.0'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let name = format!("vramfit-detect-{}", std::process::id());
+    let command = format!(
+        "env PATH={}:/usr/bin:/bin VRAMFIT_CONFIG={} TERM=xterm-256color {} --model llama-3.1-8b",
+        dir.display(),
+        env!("CARGO_TARGET_TMPDIR"),
+        env!("CARGO_BIN_EXE_vramfit")
+    );
+    let started = Instant::now();
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            &command,
+        ])
+        .status()
+        .expect("tmux starts");
+    assert!(status.success());
+    let s = Session(name);
+    let first = s.wait_for("Workload");
+    let first_at = started.elapsed();
+    // The first frame came before the tool answered (it sleeps 0.6 s), without the row.
+    if first_at < Duration::from_millis(550) {
+        assert!(!first.contains("this machine:"), "{first}");
+    } else {
+        eprintln!("note: the first frame took {first_at:?} on this loaded machine");
+    }
+    let screen = s.wait_for("this machine:");
+    assert!(
+        screen.contains("Memory vs this machine: 2× GeForce RTX 4090"),
+        "{screen}"
+    );
+    assert!(screen.contains("2× GeForce RTX 4090 · here"), "{screen}");
+    assert!(screen.contains("this machine: 1.2 GB in use"), "{screen}");
+    assert!(screen.contains("yours"), "{screen}");
+    s.keys(&["q"]);
 }

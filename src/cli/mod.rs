@@ -176,6 +176,31 @@ pub enum Command {
     },
 }
 
+/// The user's settings (`<config>/config.toml`); every key optional.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Look for this machine's GPUs when the planner starts.
+    #[serde(default = "yes")]
+    pub detect: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Read the settings file if there is one; a malformed one is an error with its position.
+pub fn settings() -> Result<Settings, CliError> {
+    let path = crate::catalog::user_config_dir().map(|d| d.join("config.toml"));
+    let Some(path) = path.filter(|p| p.exists()) else {
+        return Ok(Settings { detect: true });
+    };
+    let shown = path.display().to_string();
+    let source = crate::files::read_text(&path, crate::files::MAX_TOML_BYTES)
+        .map_err(|e| CliError(format!("{shown}: {e}")))?;
+    toml::from_str(&source).map_err(|e| crate::catalog::FileError::from_toml(&shown, &source, &e).into())
+}
+
 /// The catalog with the user's additions: config dir, then each `--catalog`.
 pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
     let mut catalog = Catalog::embedded()?;

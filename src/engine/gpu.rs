@@ -131,6 +131,9 @@ pub struct Gpu {
     /// Filled from the offers file, not from the card entry.
     #[serde(skip_deserializing, default)]
     pub offers: Vec<Offer>,
+    /// This machine's own cards (detected, not rented).
+    #[serde(skip)]
+    pub local: bool,
 }
 
 impl Gpu {

@@ -16,11 +16,17 @@ use crate::engine::{FitOption, Gpu};
 
 /// "2× A40" / "A40".
 pub fn option_label(gpus: &[Gpu], o: &FitOption) -> String {
-    let name = &gpus[o.gpu].name;
-    if o.count > 1 {
-        format!("{}× {name}", o.count)
+    let g = &gpus[o.gpu];
+    let label = if o.count > 1 {
+        format!("{}× {}", o.count, g.name)
     } else {
-        name.clone()
+        g.name.clone()
+    };
+    // This machine's own cards, beside the same kind for rent.
+    if g.local {
+        format!("{label} · here")
+    } else {
+        label
     }
 }
 
@@ -46,6 +52,9 @@ pub fn price_text(gpu: &Gpu, o: &FitOption) -> String {
 /// The monthly price in the display currency, or why there is none.
 pub fn price_text_in(gpu: &Gpu, o: &FitOption, rates: &Rates, currency: &str) -> String {
     let spot = o.offer.is_some_and(|i| gpu.offers[i].kind == OfferKind::Spot);
+    if gpu.local {
+        return "yours".into();
+    }
     match o.price_usd_month {
         Some(p) if spot => format!("{} spot", money(p, rates, currency)),
         Some(p) => money(p, rates, currency),

@@ -43,7 +43,7 @@ pub fn handle(app: &mut App, action: Action) -> bool {
 
 /// Run the planner until the user quits. The terminal is restored on return, on error and
 /// (through the hook `ratatui::init` installs, extended here for the mouse) on panic.
-pub fn run(mut app: App) -> color_eyre::Result<()> {
+pub fn run(mut app: App, detect: bool) -> color_eyre::Result<()> {
     let mouse = app.mouse;
     if mouse {
         let previous = std::panic::take_hook();
@@ -62,7 +62,16 @@ pub fn run(mut app: App) -> color_eyre::Result<()> {
     if mouse {
         execute!(io::stdout(), EnableMouseCapture)?;
     }
-    let result = event_loop(&mut terminal, &mut app);
+    // This machine's GPUs are looked for beside the first frame, never before it.
+    let found = detect.then(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let catalog = app.catalog.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT));
+        });
+        rx
+    });
+    let result = event_loop(&mut terminal, &mut app, found);
     if mouse {
         let _ = execute!(io::stdout(), DisableMouseCapture);
     }
@@ -70,10 +79,30 @@ pub fn run(mut app: App) -> color_eyre::Result<()> {
     result
 }
 
-fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> color_eyre::Result<()> {
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    mut found: Option<std::sync::mpsc::Receiver<crate::detect::Detection>>,
+) -> color_eyre::Result<()> {
     terminal.draw(|f| ui::view(f, app))?;
     while !app.quit {
-        // Blocking read: nothing animates, so an idle planner uses no CPU.
+        // While detection runs, wake every 50 ms to take its answer; after that, block:
+        // nothing animates, so an idle planner uses no CPU.
+        if let Some(rx) = &found {
+            match rx.try_recv() {
+                Ok(d) => {
+                    app.set_local(&d);
+                    found = None;
+                    terminal.draw(|f| ui::view(f, app))?;
+                    continue;
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => found = None,
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            }
+            if !event::poll(std::time::Duration::from_millis(50))? {
+                continue;
+            }
+        }
         let event = event::read()?;
         let changed = match action_for_event(app, &event) {
             Some(action) => handle(app, action),

@@ -25,6 +25,23 @@ fn pin(app: &mut App, gpu: &str, count: u32) {
     }
 }
 
+/// Two RTX 4090s found on this machine, one with 1.2 GB in use (what nvidia-smi reports).
+fn two_4090s_here(app: &mut App) {
+    let card = |index: u32, used_mib: u64| crate::detect::DetectedGpu {
+        index,
+        name: "NVIDIA GeForce RTX 4090".into(),
+        memory_total_bytes: 24564 * 1_048_576,
+        memory_used_bytes: used_mib * 1_048_576,
+        driver: Some("550.163.01".into()),
+        gpu: Some("rtx-4090".into()),
+        source: "nvidia-smi",
+    };
+    app.set_local(&crate::detect::Detection {
+        gpus: vec![card(0, 1144), card(1, 0)],
+        notes: Vec::new(),
+    });
+}
+
 /// Llama 3.1 8B in BF16 at 8k on one RTX 4090: tight under the calibrated rules.
 fn eight_on_4090(app: &mut App) {
     app.select_model("llama-3.1-8b");
@@ -491,6 +508,18 @@ pub const STATES: &[State] = &[
             seventy_fp8(a);
             a.update(Action::ToFit);
             a.update(Action::Down);
+        },
+    },
+    State {
+        name: "this-machine-80x24",
+        about: "on a box with two RTX 4090s (one 1.2 GB busy): this machine heads the cards",
+        width: 80,
+        height: 24,
+        theme: "default",
+        setup: |a| {
+            a.select_model("qwen3-14b");
+            two_4090s_here(a);
+            a.focus = Pane::Cards;
         },
     },
     State {

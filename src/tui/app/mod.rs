@@ -91,6 +91,11 @@ pub struct App {
     pub other: Breakdown,
     /// What would make the plan fit on the target (or its headroom when it fits).
     pub advice: Option<crate::engine::advise::Advice>,
+    /// This machine's cards, when detected: the index of their entry in `catalog.gpus` and
+    /// how many there are. The bar is drawn against them unless something is pinned.
+    pub local: Option<(usize, u32)>,
+    /// What other processes use on this machine's cards, for the cards pane's first row.
+    pub local_used_bytes: u64,
     /// The scenario and pin before the last change applied from the to-fit list (`u`).
     pub undo: Option<(Scenario, Option<(usize, u32)>)>,
     pub focus: Pane,
@@ -156,6 +161,8 @@ impl App {
             plan,
             other,
             advice: None,
+            local: None,
+            local_used_bytes: 0,
             undo: None,
             focus: Pane::Workload,
             knob: 0,
@@ -191,7 +198,25 @@ impl App {
     pub fn target(&self) -> Option<&FitOption> {
         self.pinned
             .and_then(|(g, n)| self.find_option(g, n))
+            .or_else(|| self.local.and_then(|(g, n)| self.find_option(g, n)))
             .or_else(|| self.plan.target())
+    }
+
+    /// Take in what detection found: this machine's cards become a card of the catalog
+    /// (their reported memory less what is in use) and the default target.
+    pub fn set_local(&mut self, found: &crate::detect::Detection) {
+        let Some(local) = crate::detect::local(found, &self.catalog) else {
+            return;
+        };
+        if let Some((g, _)) = self.local {
+            self.catalog.gpus[g] = local.gpu;
+            self.local = Some((g, local.count));
+        } else {
+            self.catalog.gpus.push(local.gpu);
+            self.local = Some((self.catalog.gpus.len() - 1, local.count));
+        }
+        self.local_used_bytes = local.used_bytes;
+        self.recompute();
     }
 
     /// What one card of the target holds, segment by segment (the plan's own breakdown
@@ -226,6 +251,17 @@ impl App {
 
     fn recompute(&mut self) {
         self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
+        // This machine's cards count as exactly as many as it has.
+        if let Some((g, n)) = self.local {
+            self.plan.options.retain(|o| o.gpu != g);
+            let sc = Scenario {
+                cards: n,
+                ..self.scenario.clone()
+            };
+            let gpu = &self.catalog.gpus[g];
+            let (option, _) = crate::engine::advise::judge(self.current_model(), gpu, g, n, &sc);
+            self.plan.options.push(option);
+        }
         crate::engine::rank::rank_options(&mut self.plan.options, self.sort_by);
         self.refresh_other();
         let k = self.knobs().len();

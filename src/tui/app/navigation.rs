@@ -32,9 +32,10 @@ impl App {
             && !rows.contains(&i)
         {
             rows.push(i);
-            // In ranked order, as the options themselves are.
-            rows.sort_unstable();
         }
+        // In ranked order, as the options themselves are, with this machine's cards first.
+        let local = self.local.map(|(g, _)| g);
+        rows.sort_by_key(|&i| (Some(self.plan.options[i].gpu) != local, i));
         rows
     }
     /// Row of the card cursor among the visible cards.

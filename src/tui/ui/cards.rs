@@ -108,7 +108,14 @@ pub fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     } else {
         " one row per card · c: all combos"
     };
-    let block = block(app, Pane::Cards, pane_title(app, Pane::Cards, mode));
+    let mode = match app.local {
+        Some(_) => format!(
+            "{mode} · this machine: {:.1} GB in use",
+            app.local_used_bytes as f64 / 1e9
+        ),
+        None => mode.to_string(),
+    };
+    let block = block(app, Pane::Cards, pane_title(app, Pane::Cards, &mode));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let rows_idx = app.visible_cards();

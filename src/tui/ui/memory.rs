@@ -20,6 +20,8 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
             let g = &app.catalog.gpus[o.gpu];
             let why = if app.pinned.is_some() {
                 " (pinned · Enter unpins)"
+            } else if app.local == Some((o.gpu, o.count)) {
+                ""
             } else if o.verdict.is_fit() {
                 match app.sort_by {
                     SortBy::Price => " (cheapest fit)",
@@ -30,10 +32,11 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
             } else {
                 " (nothing fits: closest)"
             };
+            let here = if g.local { "this machine: " } else { "" };
             if o.count > 1 {
-                format!(" vs {}× {}{why}", o.count, g.name)
+                format!(" vs {here}{}× {}{why}", o.count, g.name)
             } else {
-                format!(" vs {}{why}", g.name)
+                format!(" vs {here}{}{why}", g.name)
             }
         }
         None => String::new(),
