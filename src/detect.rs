@@ -369,7 +369,7 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Option<Local> {
                 crate::engine::gpu::Stack::Cuda
             },
             tdp_w: None,
-            year: 2024,
+            year: None,
             mig: None,
             segment: None,
             notes: None,

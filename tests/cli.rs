@@ -525,3 +525,39 @@ fn fit_json_has_the_contract_fields() {
         .code(2)
         .stderr(predicate::str::contains("unknown gpu 'nope'"));
 }
+
+#[test]
+fn a_four_line_card_and_a_short_model_load_and_plan() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mine-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.toml");
+    std::fs::write(
+        &file,
+        "[[gpu]]\nid = \"my-card\"\nname = \"My Card 48GB\"\nmemory_gb = 48\nbandwidth_gbs = 864\n\n\
+         [[model]]\nid = \"tiny\"\nname = \"Tiny 1B\"\nhidden = 2048\nintermediate = 8192\nlayers = 16\nheads = 32\nvocab = 32000\n",
+    )
+    .unwrap();
+    let out = vramfit()
+        .args([
+            "--catalog",
+            file.to_str().unwrap(),
+            "plan",
+            "--model",
+            "tiny",
+            "--gpu",
+            "my-card",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["options"][0]["gpu"], "my-card");
+    assert_eq!(v["options"][0]["verdict"], "fits");
+    assert_eq!(v["options"][0]["capacity_bytes"], 48_000_000_000u64);
+    // Without a price: no price; bandwidth known: a decode ceiling.
+    assert!(v["options"][0]["price_usd_month"].is_null());
+    assert!(v["options"][0]["decode_tokens_per_s"].as_f64().unwrap() > 0.0);
+    // kv_heads defaults to heads (multi-head attention): 2 × 32 × 64 × 16 layers × 2 B.
+    assert_eq!(v["model"]["kv_bytes_per_token"], 2 * 32 * 64 * 16 * 2);
+}

@@ -146,6 +146,15 @@ fn two() -> u64 {
     2
 }
 
+fn custom() -> String {
+    "custom".into()
+}
+
+/// A model that does not say: the context the planner starts at.
+fn default_max_context() -> u64 {
+    8192
+}
+
 /// A model as written in `models.toml`: the config.json fields, with the structural
 /// flags defaulting to the Llama layout.
 #[derive(Debug, Deserialize)]
@@ -153,18 +162,22 @@ fn two() -> u64 {
 struct ModelEntry {
     id: String,
     name: String,
+    #[serde(default = "custom")]
     family: String,
     #[serde(default)]
     hf_repo: Option<String>,
+    #[serde(default = "default_max_context")]
     max_context: u64,
     hidden: u64,
     intermediate: u64,
     layers: u64,
     heads: u64,
-    kv_heads: u64,
+    #[serde(default)]
+    kv_heads: Option<u64>,
     #[serde(default)]
     head_dim: Option<u64>,
     vocab: u64,
+    #[serde(default)]
     tied_embeddings: bool,
     #[serde(default)]
     qkv_bias: bool,
@@ -239,7 +252,7 @@ impl ModelEntry {
                 intermediate: self.intermediate,
                 layers: self.layers,
                 heads: self.heads,
-                kv_heads: self.kv_heads,
+                kv_heads: self.kv_heads.unwrap_or(self.heads),
                 head_dim,
                 vocab: self.vocab,
                 tied_embeddings: self.tied_embeddings,

@@ -81,7 +81,10 @@ pub(super) fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
         if let Some(w) = g.tdp_w {
             check_number("tdp_w", w, 1.0, 1e5)?;
         }
-        check_number("year", f64::from(g.year), 1990.0, 2100.0)
+        match g.year {
+            Some(y) => check_number("year", f64::from(y), 1990.0, 2100.0),
+            None => Ok(()),
+        }
     };
     run().map_err(with_id)
 }

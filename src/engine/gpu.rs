@@ -89,7 +89,9 @@ impl Stack {
 pub struct Gpu {
     pub id: String,
     pub name: String,
+    #[serde(default)]
     pub vendor: String,
+    #[serde(default)]
     pub architecture: String,
     /// Capacity as marketed, decimal GB.
     pub memory_gb: f64,
@@ -104,6 +106,7 @@ pub struct Gpu {
     /// Where the two figures above come from.
     #[serde(default)]
     pub memory_source: Option<String>,
+    #[serde(default)]
     pub memory_type: String,
     pub bandwidth_gbs: f64,
     /// Dense BF16 (or FP16) tensor TFLOPS without sparsity, FP32 accumulate.
@@ -111,17 +114,21 @@ pub struct Gpu {
     pub bf16_tflops: Option<f64>,
     #[serde(default)]
     pub fp8_tflops: Option<f64>,
+    #[serde(default)]
     pub fp8: bool,
+    #[serde(default = "pcie")]
     pub link: LinkKind,
     /// Card-to-card bandwidth per GPU (GB/s, both directions as vendors quote it).
     #[serde(default)]
     pub link_gbs: Option<f64>,
     #[serde(default)]
     pub pcie_gen: Option<u8>,
+    #[serde(default = "cuda")]
     pub stack: Stack,
     #[serde(default)]
     pub tdp_w: Option<f64>,
-    pub year: u16,
+    #[serde(default)]
+    pub year: Option<u16>,
     #[serde(default)]
     pub mig: Option<String>,
     #[serde(default)]
@@ -293,6 +300,14 @@ pub struct Offer {
     pub source: Option<String>,
     #[serde(default)]
     pub notes: Option<String>,
+}
+
+fn pcie() -> LinkKind {
+    LinkKind::Pcie
+}
+
+fn cuda() -> Stack {
+    Stack::Cuda
 }
 
 fn one() -> u32 {

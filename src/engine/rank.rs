@@ -70,7 +70,7 @@ fn known_first(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
 }
 
 /// Rank: fitting options first, single cards and combos together, by `by` (known before
-/// unknown; ties by monthly price, then more room, then fewer cards); then the options that
+/// unknown; ties by monthly price, then fewer cards, then more room); then the options that
 /// do not fit, the closest first. "Cheapest" is the first fitting option.
 pub fn rank_options(options: &mut [FitOption], by: SortBy) {
     options.sort_by(|a, b| {
@@ -78,8 +78,8 @@ pub fn rank_options(options: &mut [FitOption], by: SortBy) {
             if a.verdict.is_fit() {
                 known_first(rank_key(a, by), rank_key(b, by))
                     .then_with(|| known_first(a.price_usd_month, b.price_usd_month))
-                    .then_with(|| b.free_bytes_per_card.total_cmp(&a.free_bytes_per_card))
                     .then_with(|| a.count.cmp(&b.count))
+                    .then_with(|| b.free_bytes_per_card.total_cmp(&a.free_bytes_per_card))
             } else {
                 shortfall(a)
                     .total_cmp(&shortfall(b))
