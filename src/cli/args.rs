@@ -93,8 +93,13 @@ pub struct PlanArgs {
     /// Yuan per US dollar for CNY prices (7.2, as the Chinese rental price lists convert).
     #[arg(long, default_value_t = 7.2)]
     pub usd_cny: f64,
-    /// Show prices in this currency (USD or CNY).
-    #[arg(long, default_value = "USD", value_parser = PossibleValuesParser::new(["USD", "CNY", "usd", "cny"]).map(|s: String| s.to_ascii_uppercase()))]
+    /// Show prices in this currency.
+    #[arg(long, default_value = "USD", value_parser = PossibleValuesParser::new([
+        clap::builder::PossibleValue::new("USD"),
+        clap::builder::PossibleValue::new("CNY"),
+        clap::builder::PossibleValue::new("usd").hide(true),
+        clap::builder::PossibleValue::new("cny").hide(true),
+    ]).map(|s: String| s.to_ascii_uppercase()))]
     pub currency: String,
     /// Only this provider's offers.
     #[arg(long)]
@@ -117,6 +122,7 @@ pub struct PlanArgs {
     /// In the table, list the options that do not fit too.
     #[arg(long)]
     pub all: bool,
+    /// Print JSON (the contract scripts read) instead of the tables.
     #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
     /// The plan as Markdown, for slides and chat.

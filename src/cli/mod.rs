@@ -146,22 +146,26 @@ pub enum Command {
     /// The GPU Rent Hub guide's lookup table (model size × method → cheapest card, a single
     /// card first as the guide picks), computed by the quick rules.
     Table {
+        /// Print JSON instead of the table (keys and ids in English).
         #[arg(long)]
         json: bool,
     },
     /// The model catalog.
     Models {
+        /// Print JSON instead of the table (keys and ids in English).
         #[arg(long)]
         json: bool,
     },
     /// The card catalog with prices.
     Gpus {
+        /// Print JSON instead of the table, with each card's memory source.
         #[arg(long)]
         json: bool,
     },
     /// This machine's GPUs, as nvidia-smi, rocm-smi or (on a Mac) sysctl report them, and the
     /// catalog card each is.
     Detect {
+        /// Print JSON: index, name, memory_total_bytes, memory_used_bytes, driver, gpu, source.
         #[arg(long)]
         json: bool,
     },

@@ -201,26 +201,33 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             "  ({hidden} more options: larger combos and those that do not fit; --all lists them)"
         );
     }
+    let rent = &scenario.rent;
     match plan.best() {
         Some(best) => {
             let _ = writeln!(
                 *s,
                 "\nCheapest fit: {}{}",
                 option_label(gpus, best),
-                best.price_usd_month
-                    .map_or(String::new(), |p| format!(" at {}/month", format_usd(p)))
+                best.price_usd_month.map_or(String::new(), |p| format!(
+                    " at {}/month",
+                    money(p, &rent.rates, &rent.display_currency)
+                ))
+            );
+        }
+        None if gpus.len() == 1 => {
+            let _ = writeln!(
+                *s,
+                "\n{} does not hold this plan; `vramfit fit` with the same flags lists what would make it fit.",
+                plan.options
+                    .first()
+                    .map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o))
             );
         }
         None => {
             let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);
             let _ = writeln!(
                 *s,
-                "\nNothing in the catalog holds this plan, even {most} cards of a kind{}",
-                if scenario.method.is_training() {
-                    "; try --offload optimizer or --zero 3"
-                } else {
-                    ""
-                }
+                "\nNothing in the catalog holds this plan, even {most} cards of a kind; `vramfit fit --gpu ID` lists what would make it fit on a card."
             );
         }
     }

@@ -32,5 +32,37 @@ pub fn help(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(format!(" {:<12}", "Esc"), t.key),
         Span::styled("clear the filter", t.text),
     ]));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("What the cards pane shows:", t.dim));
+    for (what, means) in COLUMNS {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {what:<12}"), t.key),
+            Span::styled(*means, t.text),
+        ]));
+    }
     popup(frame, area, app, "Help", Text::from(lines), 76);
 }
+
+/// The cards pane's columns and marks, in words.
+pub const COLUMNS: &[(&str, &str)] = &[
+    ("✓ ! ✗", "fits · tight (little room left) · does not fit"),
+    ("▶", "the card or combo the memory bar is drawn against"),
+    (
+        "free/card",
+        "GB left on each card once the plan is loaded (negative: short)",
+    ),
+    (
+        "$/month",
+        "the cheapest offer for a month; yours: this machine's own cards",
+    ),
+    (
+        "decode ≤",
+        "tokens/s one stream can reach at most; bw: memory bandwidth binds, cmp: compute",
+    ),
+    (
+        "seqs",
+        "sequences of this context the KV cache budget holds at once",
+    ),
+    ("used", "GB the plan puts on each card (wide screens)"),
+    ("highlight", "the row under the cursor (Enter pins it)"),
+];

@@ -1,0 +1,78 @@
+//! The README's commands run as written: the install step, and every command under
+//! "Questions and how to ask them" (each must exit 0 and print its answer).
+
+use std::path::Path;
+use std::process::Command;
+
+fn readme() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+}
+
+/// The indented `vramfit …` lines of one README section.
+fn commands(section: &str) -> Vec<Vec<String>> {
+    let text = readme();
+    let start = text
+        .find(section)
+        .unwrap_or_else(|| panic!("README lacks {section}"));
+    let body = &text[start + section.len()..];
+    let body = &body[..body.find("\n## ").unwrap_or(body.len())];
+    body.lines()
+        .filter_map(|l| l.strip_prefix("    vramfit "))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn every_question_in_the_readme_runs() {
+    let questions = commands("## Questions and how to ask them");
+    assert!(questions.len() >= 5, "{questions:?}");
+    for args in questions {
+        let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "vramfit {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines().count() > 3,
+            "vramfit {args:?} printed little:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_install_step_installs_a_working_binary() {
+    let text = readme();
+    assert!(
+        text.contains("    cargo install --path ."),
+        "the install step changed"
+    );
+    // The same command, into a temporary root, reusing this build's compiled dependencies.
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("install-{}", std::process::id()));
+    let target = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("readme-install");
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "install", "--path", ".", "--debug", "--locked", "--quiet", "--root",
+        ])
+        .arg(&root)
+        .arg("--target-dir")
+        .arg(&target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = Command::new(root.join("bin").join("vramfit"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("vramfit "));
+}
