@@ -45,7 +45,36 @@ pub fn load(path: &Path) -> Result<Model, FileError> {
     let id = crate::text::clean_prefix(&model_id_for(&file), 80);
     let mut model = from_str(&shown, &source, &id)?;
     model.source_path = Some(path.display().to_string());
+    // Beside the config, the checkpoint's headers give the exact count.
+    if let Some(dir) = file.parent()
+        && let Some(c) = super::checkpoint::read_safetensors_dir(dir)?
+    {
+        attach_checkpoint(&mut model, &c);
+    }
     Ok(model)
+}
+
+/// Take the checkpoint's exact parameter count (dense models) and say where it and the
+/// config disagree.
+fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) {
+    let from_config = model.params().total;
+    let a = &model.arch;
+    let diff = c.params as i128 - from_config as i128;
+    let why = if diff == (a.vocab * a.hidden) as i128 && a.tied_embeddings {
+        " (the checkpoint stores lm_head apart from the tied embedding)".to_string()
+    } else if diff != 0 {
+        format!(" ({:+} against the config's shape)", diff)
+    } else {
+        " (the config's shape agrees)".to_string()
+    };
+    model.warnings.push(format!(
+        "from the checkpoint's headers: {} parameters, {} of weights{why}",
+        crate::engine::units::group_thousands(c.params as i64),
+        c.summary()
+    ));
+    if model.arch.moe.is_none() && c.params > 0 {
+        model.declared_params = Some(c.params);
+    }
 }
 
 /// The id an imported model gets: its folder's name, else the file stem.

@@ -1,6 +1,7 @@
 //! The catalog: models, cards and offers from TOML (embedded, the user's config dir and
 //! `--catalog PATH`), and models imported from a Hugging Face `config.json`.
 
+pub mod checkpoint;
 pub mod hf;
 mod validate;
 

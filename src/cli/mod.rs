@@ -229,6 +229,9 @@ pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError>
         return Ok(m.clone());
     }
     let path = Path::new(wanted);
+    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf")) && path.exists() {
+        return Ok(crate::catalog::checkpoint::gguf_model(path)?);
+    }
     if path.exists() {
         return Ok(hf::load(path)?);
     }
