@@ -384,3 +384,74 @@ fn malformed_gguf_headers_name_the_byte() {
         assert!(err.contains(message), "{message}: {err}");
     }
 }
+
+/// A Hugging Face cache with one model: refs/main naming a snapshot with config.json and a
+/// safetensors shard (as the hub client lays it out).
+fn fake_cache(name: &str) -> (PathBuf, u64) {
+    let cache = dir(name);
+    let repo = cache.join("models--acme--tiny-llama");
+    let snap = repo.join("snapshots").join("0123abcd");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs").join("main"), "0123abcd").unwrap();
+    let (h, inter, layers, heads, kv, vocab) = (256, 688, 2, 8, 2, 1000);
+    std::fs::write(
+        snap.join("config.json"),
+        config(h, inter, layers, heads, kv, vocab),
+    )
+    .unwrap();
+    let shapes = llama_tensors(h, inter, layers, heads, kv, vocab);
+    let params: u64 = shapes.iter().map(|(_, s)| s.iter().product::<u64>()).sum();
+    let tensors: Vec<(String, &str, Vec<u64>)> = shapes.into_iter().map(|(n, s)| (n, "BF16", s)).collect();
+    write_safetensors(&snap.join("model.safetensors"), &tensors, &|_| 2);
+    // Something that is not a model, and a repo without a config, are skipped.
+    std::fs::create_dir_all(cache.join("datasets--acme--data")).unwrap();
+    std::fs::create_dir_all(cache.join("models--acme--empty").join("snapshots").join("x")).unwrap();
+    (cache, params)
+}
+
+#[test]
+fn org_name_plans_offline_from_the_local_cache() {
+    let (cache, params) = fake_cache("hf-cache");
+    let out = vramfit()
+        .env("HF_HUB_CACHE", &cache)
+        .args([
+            "plan",
+            "--model",
+            "acme/tiny-llama",
+            "--gpu",
+            "rtx-4090",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["id"], "acme/tiny-llama");
+    assert_eq!(v["model"]["params"], params);
+    // Not in the cache: the usual unknown-model error, exit 2.
+    vramfit()
+        .env("HF_HUB_CACHE", &cache)
+        .args(["plan", "--model", "acme/missing"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown model 'acme/missing'"));
+}
+
+#[test]
+fn the_planner_lists_the_cache_under_on_this_machine() {
+    let (cache, params) = fake_cache("hf-list");
+    let repos = vramfit::catalog::hf::cached_models(&cache, 50);
+    assert_eq!(repos, ["acme/tiny-llama"]);
+    let models: Vec<_> = repos
+        .iter()
+        .filter_map(|r| vramfit::catalog::hf::load_cached(&cache, r)?.ok())
+        .collect();
+    let mut app = vramfit::tui::states::fresh_app("default");
+    let selected = app.current_model().id.clone();
+    app.add_local_models(models);
+    assert_eq!(app.current_model().id, selected, "the selection stays");
+    assert_eq!(app.models[0].id, "acme/tiny-llama");
+    assert_eq!(app.models[0].family, "On this machine");
+    assert_eq!(app.models[0].params().total, params);
+}

@@ -533,3 +533,71 @@ fn moe(f: &Fields, model_type: &str, intermediate: u64) -> Result<Option<Moe>, F
         router_bias: model_type == "gpt_oss" || f.str("topk_method") == Some("noaux_tc"),
     }))
 }
+
+/// The local Hugging Face cache: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else
+/// `~/.cache/huggingface/hub`.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    var("HF_HUB_CACHE")
+        .or_else(|| var("HF_HOME").map(|h| h.join("hub")))
+        .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().join(".cache/huggingface/hub")))
+}
+
+/// The snapshot folder of `org/name` in the cache: the one `refs/main` names, else the
+/// most recent; `None` when the cache does not hold it with a config.json.
+pub fn cached_snapshot(cache: &Path, repo: &str) -> Option<std::path::PathBuf> {
+    let (org, name) = repo.split_once('/')?;
+    if [org, name]
+        .iter()
+        .any(|p| p.is_empty() || p.contains(['/', '\\']) || *p == "..")
+    {
+        return None;
+    }
+    let root = cache.join(format!("models--{org}--{name}"));
+    let snapshots = root.join("snapshots");
+    let by_ref = std::fs::read_to_string(root.join("refs").join("main"))
+        .ok()
+        .map(|r| snapshots.join(r.trim()))
+        .filter(|p| p.join("config.json").is_file());
+    by_ref.or_else(|| {
+        std::fs::read_dir(&snapshots)
+            .ok()?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.join("config.json").is_file())
+            .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+    })
+}
+
+/// Every model the cache holds with a config.json, as `org/name` (at most `limit`).
+pub fn cached_models(cache: &Path, limit: usize) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return Vec::new();
+    };
+    let mut repos: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter_map(|n| n.strip_prefix("models--").map(|r| r.replacen("--", "/", 1)))
+        .filter(|r| cached_snapshot(cache, r).is_some())
+        .collect();
+    repos.sort();
+    repos.truncate(limit);
+    repos
+}
+
+/// `org/name` from the cache, offline: its config.json and checkpoint headers.
+pub fn load_cached(cache: &Path, repo: &str) -> Option<Result<Model, FileError>> {
+    let snapshot = cached_snapshot(cache, repo)?;
+    Some(load(&snapshot).map(|mut m| {
+        m.id = crate::text::clean_prefix(repo, 80);
+        if m.name == snapshot.file_name().and_then(|n| n.to_str()).unwrap_or("") || m.name.starts_with('/') {
+            m.name = m.id.clone();
+        }
+        m.family = "On this machine".into();
+        m
+    }))
+}

@@ -235,6 +235,12 @@ pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError>
     if path.exists() {
         return Ok(hf::load(path)?);
     }
+    // `org/name`: the local Hugging Face cache, offline.
+    if let Some(cache) = hf::cache_dir()
+        && let Some(found) = hf::load_cached(&cache, wanted)
+    {
+        return Ok(found?);
+    }
     let near = catalog.suggest_models(wanted);
     let hint = if near.is_empty() {
         String::new()
@@ -242,7 +248,7 @@ pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError>
         format!(" Did you mean: {}?", near.join(", "))
     };
     Err(CliError(format!(
-        "unknown model '{}'.{hint} `vramfit models` lists the catalog; a path to a config.json also works.",
+        "unknown model '{}'.{hint} `vramfit models` lists the catalog; a path to a config.json or a .gguf file, or an org/name in the local Hugging Face cache, also works.",
         crate::text::clean_prefix(wanted, 60)
     )))
 }
@@ -509,6 +515,14 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
     };
     let mut app = crate::tui::app::App::new(catalog, theme, imported, start.as_deref());
     app.mouse = cli.mouse;
+    // What the local Hugging Face cache holds, offline (a bad entry is skipped, not fatal).
+    if let Some(cache) = hf::cache_dir() {
+        let found: Vec<Model> = hf::cached_models(&cache, 50)
+            .iter()
+            .filter_map(|r| hf::load_cached(&cache, r)?.ok())
+            .collect();
+        app.add_local_models(found);
+    }
     if let Some((file, scenario, sort)) = opened {
         app.open_plan(scenario, sort, file.card.as_deref(), file.card_count);
     }

@@ -202,6 +202,25 @@ impl App {
             .or_else(|| self.plan.target())
     }
 
+    /// Models found on this machine (the Hugging Face cache) head the model list, after an
+    /// imported one; the model under the cursor stays selected.
+    pub fn add_local_models(&mut self, found: Vec<Model>) {
+        let at = usize::from(
+            self.models
+                .first()
+                .is_some_and(|m| m.source_path.is_some() && m.family != "On this machine"),
+        );
+        let n = found.len();
+        let current = self.model;
+        for (i, m) in found.into_iter().enumerate() {
+            self.models.insert(at + i, m);
+        }
+        if current >= at {
+            self.model += n;
+            self.model_cursor = self.model;
+        }
+    }
+
     /// Take in what detection found: this machine's cards become a card of the catalog
     /// (their reported memory less what is in use) and the default target.
     pub fn set_local(&mut self, found: &crate::detect::Detection) {
