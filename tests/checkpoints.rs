@@ -455,3 +455,50 @@ fn the_planner_lists_the_cache_under_on_this_machine() {
     assert_eq!(app.models[0].family, "On this machine");
     assert_eq!(app.models[0].params().total, params);
 }
+
+#[test]
+fn planned_in_its_own_format_the_weights_are_the_files_bytes() {
+    let d = dir("own-format");
+    let path = d.join("tiny-Q4_K_M.gguf");
+    let (_, bytes) = write_gguf(&path, 2, None);
+    // Mostly Q4_K: --weights q4_k_m takes the file's bytes; another format estimates.
+    let json = |weights: &str| -> Value {
+        let out = vramfit()
+            .args([
+                "plan",
+                "--model",
+                path.to_str().unwrap(),
+                "--weights",
+                weights,
+                "--gpu",
+                "rtx-4090",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let own = json("q4_k_m");
+    let w = own["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "weights")
+        .unwrap();
+    assert_eq!(w["bytes"], bytes);
+    assert!(
+        w["formula"]
+            .as_str()
+            .unwrap()
+            .starts_with("from the checkpoint's headers"),
+        "{w}"
+    );
+    let other = json("q8_0");
+    let w = other["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "weights")
+        .unwrap();
+    assert_ne!(w["bytes"], bytes);
+}

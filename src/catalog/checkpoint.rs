@@ -31,6 +31,38 @@ impl Checkpoint {
         self.bytes += bytes;
     }
 
+    /// The format planning should use to match the file: the storage type holding the
+    /// most bytes, where the planner has one for it.
+    pub fn native_format(&self) -> Option<crate::engine::WeightPrecision> {
+        use crate::engine::WeightPrecision as W;
+        let (kind, _) = self.by_type.iter().max_by_key(|(_, (_, b))| *b)?;
+        Some(match kind.as_str() {
+            "BF16" => W::Bf16,
+            "F16" => W::Fp16,
+            "F32" => W::Fp32,
+            "F8_E4M3" => W::Fp8,
+            "I32 (GPTQ/AWQ 4-bit)" => W::Int4,
+            "U8 (MXFP4)" | "MXFP4" => W::Mxfp4,
+            "Q8_0" => W::Q8_0,
+            "Q6_K" => W::Q6K,
+            "Q5_K" => W::Q5KM,
+            "Q4_K" => W::Q4KM,
+            "Q4_0" => W::Q4_0,
+            "Q3_K" => W::Q3KM,
+            "Q2_K" => W::Q2K,
+            _ => return None,
+        })
+    }
+
+    /// The weights as the engine takes them: format, bytes, summary.
+    pub fn weights(&self) -> Option<crate::engine::model::CheckpointWeights> {
+        Some(crate::engine::model::CheckpointWeights {
+            format: self.native_format()?,
+            bytes: self.bytes as f64,
+            summary: self.summary(),
+        })
+    }
+
     /// "4.92 GB: Q4_K 4.21 GB, Q6_K 0.63 GB, F32 0.08 GB".
     pub fn summary(&self) -> String {
         let mut parts: Vec<(&String, &(u64, u64))> = self.by_type.iter().collect();
@@ -594,5 +626,6 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         declared_params: experts.is_none().then_some(total.params),
         warnings,
         source_path: Some(path.display().to_string()),
+        checkpoint: Some(total.weights()).flatten(),
     })
 }

@@ -75,6 +75,7 @@ fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) {
     if model.arch.moe.is_none() && c.params > 0 {
         model.declared_params = Some(c.params);
     }
+    model.checkpoint = c.weights();
 }
 
 /// The id an imported model gets: its folder's name, else the file stem.
@@ -231,6 +232,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         declared_params: None,
         warnings,
         source_path: None,
+        checkpoint: None,
     };
     check(&f, &model)?;
     Ok(model)

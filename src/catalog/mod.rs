@@ -274,6 +274,7 @@ impl ModelEntry {
             declared_params: self.declared_params,
             warnings: Vec::new(),
             source_path: None,
+            checkpoint: None,
         })
         .and_then(|m: Model| match m.arch.validate() {
             Ok(()) => Ok(m),

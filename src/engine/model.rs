@@ -279,6 +279,19 @@ pub struct Model {
     pub warnings: Vec<String>,
     /// The config.json an imported model came from (saved plans point back to it).
     pub source_path: Option<String>,
+    /// The weights as the checkpoint stores them, read from its headers.
+    #[serde(skip)]
+    pub checkpoint: Option<CheckpointWeights>,
+}
+
+/// A checkpoint's own weights: its format (the storage type holding most bytes) and bytes.
+/// Planned in that format, the weights segment is the file's bytes, not an estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointWeights {
+    pub format: super::precision::WeightPrecision,
+    pub bytes: f64,
+    /// "4.92 GB: Q4_K 4.21 GB, Q6_K 0.63 GB, F32 0.08 GB".
+    pub summary: String,
 }
 
 impl Model {

@@ -38,8 +38,17 @@ fn bytes_of(params: f64, bits: f64) -> f64 {
     params * bits / 8.0
 }
 
+/// The model's weight bytes in `precision`: the checkpoint's own bytes when it is stored in
+/// that format, else the parameters at the format's bits (quantized and 16-bit parts).
+fn weight_bytes(model: &Model, precision: WeightPrecision) -> (f64, f64) {
+    match &model.checkpoint {
+        Some(c) if c.format == precision => (c.bytes, 0.0),
+        _ => format_bytes(&model.arch, model.params().total, precision),
+    }
+}
+
 /// Weight bytes of `params` parameters of which `unquantized` stay 16-bit.
-fn weight_bytes(a: &Architecture, total: u64, precision: WeightPrecision) -> (f64, f64) {
+fn format_bytes(a: &Architecture, total: u64, precision: WeightPrecision) -> (f64, f64) {
     if precision.is_gguf() || !precision.is_quantized() {
         return (bytes_of(total as f64, precision.bits()), 0.0);
     }
@@ -65,9 +74,8 @@ pub fn breakdown(model: &Model, sc: &Scenario) -> Breakdown {
 
 fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     let a = &model.arch;
-    let p = model.params();
     let n = f64::from(sc.cards.max(1));
-    let (q, u) = weight_bytes(a, p.total, sc.weights);
+    let (q, u) = weight_bytes(model, sc.weights);
     let weights_total = q + u;
     let weights = Segment::new(
         SegmentKind::Weights,
@@ -115,6 +123,9 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
     } else {
         String::new()
     };
+    if let Some(c) = model.checkpoint.as_ref().filter(|c| c.format == sc.weights) {
+        return format!("from the checkpoint's headers, as stored: {}{split}", c.summary);
+    }
     if u > 0.0 {
         format!(
             "{} quantized params × {:.3} bits ({}) = {} + {} embedding/norm params × 2 B = {}{split}",

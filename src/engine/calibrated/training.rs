@@ -79,7 +79,7 @@ impl Layout {
 
 /// The frozen or trainable weights on one card, their whole size, and what goes to the host.
 fn weights(model: &Model, sc: &Scenario, l: &Layout) -> (Segment, f64, f64) {
-    let (q, u) = weight_bytes(&model.arch, model.params().total, sc.weights);
+    let (q, u) = weight_bytes(model, sc.weights);
     let total = q + u;
     let on_card = if l.offload_params {
         0.0
