@@ -105,3 +105,43 @@ fn mistral_v0_1_slides_every_layer_over_4096_tokens() {
     // Beyond the window the cache stops growing.
     assert_eq!(m.arch.kv_layer_tokens(32_768), m.arch.kv_layer_tokens(4096));
 }
+
+#[test]
+fn phi_2_and_gpt_neox_20b_import_exactly() {
+    // Configs as published (huggingface.co/microsoft/phi-2 and EleutherAI/gpt-neox-20b,
+    // config.json). Counts derived by hand from their tensor lists:
+    // Phi-2: embed V·h, per layer q/k/v/dense with biases 4h²+4h, fc1/fc2 with biases
+    // 2hI+I+h, one LayerNorm 2h; final LayerNorm 2h; lm_head V·h plus its bias V.
+    let (h, i, l, v) = (2560u64, 10240u64, 32u64, 51200u64);
+    let phi2 = 2 * v * h + v + 2 * h + l * (4 * h * h + 4 * h + 2 * h * i + i + h + 2 * h);
+    assert_eq!(phi2, 2_779_683_840, "the published safetensors total");
+    let m = hf::load(&fixture("phi-2")).unwrap();
+    assert_eq!(m.params().total, phi2);
+    assert!(m.warnings.iter().all(|w| !w.contains("unknown model_type")));
+    // GPT-NeoX-20B: the same blocks with two LayerNorms a layer and no lm_head bias.
+    let (h, i, l, v) = (6144u64, 24576u64, 44u64, 50432u64);
+    let neox = 2 * v * h + 2 * h + l * (4 * h * h + 4 * h + 2 * h * i + i + h + 4 * h);
+    assert_eq!(neox, 20_554_567_680, "the count the GPT-NeoX-20B paper gives");
+    assert_eq!(hf::load(&fixture("gpt-neox-20b")).unwrap().params().total, neox);
+}
+
+#[test]
+fn an_unknown_family_is_read_from_its_own_config() {
+    // Phi-2's config under a name the importer does not know: GELU → a two-matrix MLP,
+    // layer_norm_eps → LayerNorms (two a layer by default). The config says nothing of
+    // biases, so none are counted: 624,640 short of the real 2,779,683,840 (0.02 %), where
+    // the old Llama-style reading made 3.62 B (a third too many).
+    let text = std::fs::read_to_string(fixture("phi-2").join("config.json"))
+        .unwrap()
+        .replace("\"phi\"", "\"phi_renamed\"");
+    let m = hf::from_str("config.json", &text, "renamed").unwrap();
+    let (h, i, l, v) = (2560u64, 10240u64, 32u64, 51200u64);
+    let by_hand = 2 * v * h + 2 * h + l * (4 * h * h + 2 * h * i + 2 * 2 * h);
+    assert_eq!(m.params().total, by_hand);
+    assert_eq!(2_779_683_840 - by_hand, 624_640);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("unknown model_type 'phi_renamed'"))
+    );
+}

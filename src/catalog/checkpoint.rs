@@ -587,6 +587,7 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         mla: None,
         active_excludes_embedding: false,
         position_embeddings: 0,
+        lm_head_bias: false,
     };
     arch_shape
         .validate()

@@ -30,6 +30,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "cohere",
     "gpt_bigcode",
     "gpt2",
+    "phi",
+    "gpt_neox",
 ];
 
 /// Read `path`, a `config.json` or a folder holding one.
@@ -324,8 +326,8 @@ fn architecture(
         o_bias: l.o_bias,
         qk_norm: l.qk_norm,
         norms_per_layer: l.norms_per_layer,
-        norm_bias: falcon || gpt2_style,
-        mlp: if falcon || gpt2_style {
+        norm_bias: l.norm_bias,
+        mlp: if l.plain_mlp {
             MlpKind::Plain
         } else {
             MlpKind::Gated
@@ -337,6 +339,7 @@ fn architecture(
         mla: mla(f, model_type)?,
         active_excludes_embedding: model_type == "gpt_oss",
         position_embeddings: l.position_embeddings,
+        lm_head_bias: model_type == "phi",
     })
 }
 
@@ -371,6 +374,10 @@ fn kv_heads(f: &Fields, model_type: &str, heads: u64) -> Result<u64, FileError> 
 /// The structural flags a family fixes (biases, norms, tying, positions).
 struct Layout {
     tied_embeddings: bool,
+    /// Two matrices (up, down) instead of SwiGLU's three.
+    plain_mlp: bool,
+    /// LayerNorm (weight and bias) instead of RMSNorm.
+    norm_bias: bool,
     qkv_bias: bool,
     o_bias: bool,
     qk_norm: bool,
@@ -383,6 +390,19 @@ fn layout(f: &Fields, model_type: &str, known: bool) -> Result<Layout, FileError
     let is = |t: &str| model_type == t;
     let falcon = is("falcon");
     let gpt2_style = is_gpt2_style(model_type);
+    // Phi-1/2 and GPT-NeoX: GELU MLPs of two matrices, LayerNorms, biased projections.
+    let neox_style = is("phi") || is("gpt_neox");
+    // An unknown family is read from its own config: a GELU/ReLU activation means a plain
+    // two-matrix MLP, `layer_norm_eps` a LayerNorm with bias, `use_bias`/`bias` biases.
+    let act = f
+        .str("hidden_act")
+        .or_else(|| f.str("activation_function"))
+        .unwrap_or("silu");
+    let generic_plain = !known && (act.starts_with("gelu") || act == "relu");
+    let generic_layernorm = !known
+        && (f.map.contains_key("layer_norm_eps") || f.map.contains_key("layer_norm_epsilon"))
+        && !f.map.contains_key("rms_norm_eps");
+    let generic_bias = !known && (f.bool("use_bias") == Some(true) || f.bool("bias") == Some(true));
     // transformers' PretrainedConfig ties by default; the Llama-family configs override it.
     let tie_default = matches!(
         model_type,
@@ -391,7 +411,7 @@ fn layout(f: &Fields, model_type: &str, known: bool) -> Result<Layout, FileError
     let attention_bias = f.bool("attention_bias").unwrap_or(false);
     let norms_per_layer = match model_type {
         "gemma2" | "gemma3" | "gemma3_text" => 4,
-        "cohere" => 1,
+        "cohere" | "phi" => 1,
         "falcon"
             if f.bool("new_decoder_architecture") != Some(true)
                 && f.bool("parallel_attn").unwrap_or(true) =>
@@ -400,21 +420,24 @@ fn layout(f: &Fields, model_type: &str, known: bool) -> Result<Layout, FileError
         }
         _ => 2,
     };
+    let biased = gpt2_style || neox_style || attention_bias || generic_bias;
     Ok(Layout {
         tied_embeddings: f.bool("tie_word_embeddings").unwrap_or(tie_default),
-        qkv_bias: is("qwen2")
-            || is("qwen2_moe")
-            || gpt2_style
-            || attention_bias
-            || f.bool("bias").unwrap_or(false),
-        o_bias: gpt2_style || attention_bias || (falcon && f.bool("bias").unwrap_or(false)),
+        plain_mlp: falcon || gpt2_style || neox_style || generic_plain,
+        norm_bias: falcon || gpt2_style || neox_style || generic_layernorm,
+        qkv_bias: is("qwen2") || is("qwen2_moe") || biased || f.bool("bias").unwrap_or(false),
+        o_bias: biased || (falcon && f.bool("bias").unwrap_or(false)),
         qk_norm: is("qwen3")
             || is("qwen3_moe")
             || is("gemma3_text")
             || is("gemma3")
             || f.bool("use_qk_norm").unwrap_or(false),
         norms_per_layer,
-        mlp_bias: is("gpt_oss") || gpt2_style || f.bool("mlp_bias").unwrap_or(false),
+        mlp_bias: is("gpt_oss")
+            || gpt2_style
+            || neox_style
+            || generic_bias
+            || f.bool("mlp_bias").unwrap_or(false),
         position_embeddings: if gpt2_style {
             f.u64_opt(&["n_positions", "max_position_embeddings"])?
                 .unwrap_or(0)

@@ -270,6 +270,7 @@ impl ModelEntry {
                 mla: self.mla,
                 active_excludes_embedding: self.active_excludes_embedding,
                 position_embeddings: self.position_embeddings,
+                lm_head_bias: false,
             },
             declared_params: self.declared_params,
             warnings: Vec::new(),

@@ -96,6 +96,9 @@ pub struct Architecture {
     pub active_excludes_embedding: bool,
     /// Rows of a learned absolute position embedding (GPT-2, GPTBigCode); 0 for RoPE models.
     pub position_embeddings: u64,
+    /// The output projection has a bias (Phi-1/2): vocab extra parameters.
+    #[serde(default)]
+    pub lm_head_bias: bool,
 }
 
 /// Total and per-token active parameter counts.
@@ -168,7 +171,8 @@ impl Architecture {
     pub fn param_count(&self) -> ParamCount {
         let h = self.hidden;
         let embedding = self.vocab * h + self.position_embeddings * h;
-        let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h };
+        let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h }
+            + if self.lm_head_bias { self.vocab } else { 0 };
         let per_layer_fixed = self.attention_params() + self.norms_per_layer * self.norm_params();
         let final_norm = self.norm_params();
 
