@@ -5,12 +5,16 @@
 
 #![forbid(unsafe_code)]
 
+// The UI's messages, English and Chinese, compiled in from locales/.
+rust_i18n::i18n!("locales", fallback = "en");
+
 pub mod accuracy;
 pub mod catalog;
 pub mod cli;
 pub mod detect;
 pub mod engine;
 pub mod files;
+pub mod lang;
 pub mod planfile;
 pub mod present;
 pub mod text;

@@ -5,15 +5,18 @@ use vramfit::cli::{Cli, open_planner, run};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match &cli.command {
-        Some(command) => run(
-            &cli,
-            command,
-            &mut std::io::stdout().lock(),
-            &mut std::io::stderr().lock(),
-        ),
-        None => planner(&cli),
-    };
+    let result = vramfit::cli::settings().and_then(|settings| {
+        cli.language(&settings).make_current();
+        match &cli.command {
+            Some(command) => run(
+                &cli,
+                command,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            None => planner(&cli, &settings),
+        }
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
@@ -28,11 +31,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn planner(cli: &Cli) -> Result<(), vramfit::cli::CliError> {
+fn planner(cli: &Cli, settings: &vramfit::cli::Settings) -> Result<(), vramfit::cli::CliError> {
     if let Err(e) = color_eyre::install() {
         return Err(vramfit::cli::CliError(e.to_string()));
     }
     let app = open_planner(cli)?;
-    let detect = !cli.no_detect && vramfit::cli::settings()?.detect;
+    // The planner speaks English until its Chinese lands; a half-translated screen reads worse.
+    vramfit::lang::Lang::En.make_current();
+    let detect = !cli.no_detect && settings.detect;
     vramfit::tui::run(app, detect).map_err(|e| vramfit::cli::CliError(format!("{e}")))
 }

@@ -34,6 +34,24 @@ pub fn clean_prefix(s: &str, max_chars: usize) -> String {
     clean(&cut).into_owned()
 }
 
+/// Columns a string takes on a terminal: CJK characters take two.
+pub fn width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// Left-aligned in `cols` terminal columns (`{:<n}` counts characters, which puts Chinese
+/// columns out of line).
+pub fn pad(s: &str, cols: usize) -> String {
+    let w = width(s);
+    format!("{s}{}", " ".repeat(cols.saturating_sub(w)))
+}
+
+/// Right-aligned in `cols` terminal columns.
+pub fn pad_left(s: &str, cols: usize) -> String {
+    let w = width(s);
+    format!("{}{s}", " ".repeat(cols.saturating_sub(w)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,10 @@ fn dir(name: &str) -> PathBuf {
 
 fn vramfit() -> Command {
     let mut c = Command::cargo_bin("vramfit").unwrap();
+    // English whatever the machine's locale (tests/i18n.rs sets its own).
+    c.env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C.UTF-8");
     c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"));
     c
 }

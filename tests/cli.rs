@@ -6,6 +6,10 @@ use serde_json::Value;
 
 fn vramfit() -> Command {
     let mut c = Command::cargo_bin("vramfit").unwrap();
+    // English whatever the machine's locale (tests/i18n.rs sets its own).
+    c.env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C.UTF-8");
     // Keep the user's own catalog out of the tests.
     c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"));
     c

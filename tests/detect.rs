@@ -42,6 +42,10 @@ impl FakeTools {
 
     fn vramfit(&self) -> Command {
         let mut c = Command::cargo_bin("vramfit").unwrap();
+        // English whatever the machine's locale (tests/i18n.rs sets its own).
+        c.env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", "C.UTF-8");
         c.env("PATH", &self.dir)
             .env("VRAMFIT_CONFIG", self.dir.join("config"))
             .timeout(Duration::from_secs(20));

@@ -34,6 +34,10 @@ impl Case {
 
     fn cmd(&self) -> Command {
         let mut c = Command::cargo_bin("vramfit").unwrap();
+        // English whatever the machine's locale (tests/i18n.rs sets its own).
+        c.env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", "C.UTF-8");
         c.current_dir(self.dir.join("work"))
             .env("VRAMFIT_CONFIG", self.dir.join("config"))
             .env("VRAMFIT_DATA", self.dir.join("data"))

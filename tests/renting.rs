@@ -518,6 +518,10 @@ fn a_bad_plan_file_names_file_line_and_column() {
 
 fn vramfit() -> Command {
     let mut c = Command::cargo_bin("vramfit").unwrap();
+    // English whatever the machine's locale (tests/i18n.rs sets its own).
+    c.env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C.UTF-8");
     c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"));
     c
 }

@@ -93,14 +93,14 @@ pub struct PlanArgs {
     /// Yuan per US dollar for CNY prices (7.2, as the Chinese rental price lists convert).
     #[arg(long, default_value_t = 7.2)]
     pub usd_cny: f64,
-    /// Show prices in this currency.
-    #[arg(long, default_value = "USD", value_parser = PossibleValuesParser::new([
+    /// Show prices in this currency (default USD; CNY under --lang zh).
+    #[arg(long, value_parser = PossibleValuesParser::new([
         clap::builder::PossibleValue::new("USD"),
         clap::builder::PossibleValue::new("CNY"),
         clap::builder::PossibleValue::new("usd").hide(true),
         clap::builder::PossibleValue::new("cny").hide(true),
     ]).map(|s: String| s.to_ascii_uppercase()))]
-    pub currency: String,
+    pub currency: Option<String>,
     /// Only this provider's offers.
     #[arg(long)]
     pub provider: Option<String>,
@@ -163,7 +163,9 @@ impl PlanArgs {
                 self.hours,
                 self.usd_cny,
                 self.provider.clone(),
-                &self.currency,
+                self.currency
+                    .as_deref()
+                    .unwrap_or(crate::lang::Lang::current().default_currency()),
                 self.train_tokens,
                 self.epochs,
                 self.utilization,

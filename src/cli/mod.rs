@@ -124,6 +124,10 @@ pub struct Cli {
     /// <config>/config.toml).
     #[arg(long, global = true)]
     pub no_detect: bool,
+    /// Language of the output: en or zh (also `lang = "zh"` in <config>/config.toml; else
+    /// from LC_ALL, LC_MESSAGES or LANG). Chinese shows prices in CNY unless --currency says.
+    #[arg(long, global = true, value_enum)]
+    pub lang: Option<crate::lang::Lang>,
     /// Planner: open a saved plan (TOML, as the planner's `w` writes it).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     pub open: Option<PathBuf>,
@@ -187,6 +191,18 @@ pub struct Settings {
     /// Look for this machine's GPUs when the planner starts.
     #[serde(default = "yes")]
     pub detect: bool,
+    /// The output's language ("en" or "zh"); unset, the locale decides.
+    #[serde(default)]
+    pub lang: Option<crate::lang::Lang>,
+}
+
+impl Cli {
+    /// The language asked for: the flag, the settings file, the locale, in that order.
+    pub fn language(&self, settings: &Settings) -> crate::lang::Lang {
+        self.lang
+            .or(settings.lang)
+            .unwrap_or_else(crate::lang::Lang::from_env)
+    }
 }
 
 fn yes() -> bool {
@@ -197,7 +213,10 @@ fn yes() -> bool {
 pub fn settings() -> Result<Settings, CliError> {
     let path = crate::catalog::user_config_dir().map(|d| d.join("config.toml"));
     let Some(path) = path.filter(|p| p.exists()) else {
-        return Ok(Settings { detect: true });
+        return Ok(Settings {
+            detect: true,
+            lang: None,
+        });
     };
     let shown = path.display().to_string();
     let source = crate::files::read_text(&path, crate::files::MAX_TOML_BYTES)

@@ -1,10 +1,11 @@
 //! The present layer: every number and label as a user reads it — money in a currency,
 //! option and card labels, verdict words, the plan as text, JSON and Markdown, the explain
 //! view's lines. The CLI and the TUI both speak through it; it speaks through the engine.
-//! (When Chinese lands, this is where strings meet the translation layer.)
+//! Strings meet the translation layer here ([`i18n`]).
 
 pub mod advice;
 pub mod explain;
+pub mod i18n;
 pub mod json;
 pub mod markdown;
 pub mod text;
@@ -24,14 +25,15 @@ pub fn option_label(gpus: &[Gpu], o: &FitOption) -> String {
     };
     // This machine's own cards, beside the same kind for rent.
     if g.local {
-        format!("{label} · here")
+        crate::tr!("option.here", label = label)
     } else {
         label
     }
 }
 
-pub fn verdict_text(o: &FitOption) -> &'static str {
-    o.verdict.id()
+/// "fits" / "tight" / "no", in the current language.
+pub fn verdict_text(o: &FitOption) -> String {
+    i18n::word("verdict", o.verdict.id())
 }
 
 /// An amount of dollars in the display currency: "$1,590" or "¥11,448".
@@ -53,15 +55,15 @@ pub fn price_text(gpu: &Gpu, o: &FitOption) -> String {
 pub fn price_text_in(gpu: &Gpu, o: &FitOption, rates: &Rates, currency: &str) -> String {
     let spot = o.offer.is_some_and(|i| gpu.offers[i].kind == OfferKind::Spot);
     if gpu.local {
-        return "yours".into();
+        return crate::tr!("price.yours");
     }
     match o.price_usd_month {
-        Some(p) if spot => format!("{} spot", money(p, rates, currency)),
+        Some(p) if spot => crate::tr!("price.spot", price = money(p, rates, currency)),
         Some(p) => money(p, rates, currency),
         None => match gpu.offers.iter().map(|x| x.min_cards).min() {
-            Some(2) => "pairs only".into(),
-            Some(n) if n > o.count => format!("{n}+ only"),
-            _ => "no price".into(),
+            Some(2) => crate::tr!("price.pairs_only"),
+            Some(n) if n > o.count => crate::tr!("price.from_cards", cards = n),
+            _ => crate::tr!("price.none"),
         },
     }
 }

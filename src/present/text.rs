@@ -5,11 +5,13 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::json::{ModelJson, round2};
-use super::{money, option_label, price_text_in, verdict_text};
+use super::{i18n, money, option_label, price_text_in, verdict_text};
 use crate::catalog::Catalog;
 use crate::engine::lookup::lookup_table as compute_lookup;
 use crate::engine::units::{format_gb, format_params, format_usd, group_thousands, to_gb};
 use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario};
+use crate::text::{pad, pad_left};
+use crate::tr;
 
 /// The readable plan: header, breakdown, options.
 pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, all: bool) -> String {
@@ -46,66 +48,74 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
 fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Plan) {
     let p = plan.params;
     let params = if p.active != p.total {
-        format!(
-            "{} params ({} active)",
-            format_params(p.total),
-            format_params(p.active)
+        tr!(
+            "params.active",
+            total = i18n::params(p.total),
+            active = i18n::params(p.active)
         )
     } else {
-        format!("{} params", format_params(p.total))
+        tr!("params.total", total = i18n::params(p.total))
     };
     let _ = writeln!(
         *s,
-        "{} ({}) · {params} · KV {} B/token ({})",
-        model.name,
-        model.id,
-        group_thousands(plan.kv_bytes_per_token.round() as i64),
-        scenario.kv.label()
+        "{}",
+        tr!(
+            "plan.header",
+            name = model.name,
+            id = model.id,
+            params = params,
+            kv_bytes = group_thousands(plan.kv_bytes_per_token.round() as i64),
+            kv = scenario.kv.label()
+        )
     );
     let _ = writeln!(
         *s,
-        "{} · {} weights · {} KV · context {} · batch {} · convention: {}",
-        scenario.method.label(),
-        scenario.weights.label(),
-        scenario.kv.label(),
-        group_thousands(scenario.context as i64),
-        scenario.batch,
-        scenario.convention.id()
+        "{}",
+        tr!(
+            "plan.scenario",
+            method = i18n::word("method", scenario.method.id()),
+            weights = scenario.weights.label(),
+            kv = scenario.kv.label(),
+            context = group_thousands(scenario.context as i64),
+            batch = scenario.batch,
+            convention = i18n::word("convention", scenario.convention.id())
+        )
     );
     let _ = writeln!(*s);
     for seg in &plan.breakdown.segments {
         let _ = writeln!(
             s,
-            "  {:<12} {:>11}  {}",
-            seg.kind.id(),
+            "  {} {:>11}  {}",
+            pad(&i18n::word("segment", seg.kind.id()), 12),
             format_gb(seg.bytes),
-            seg.formula
+            i18n::formula(&seg.formula)
         );
     }
     let per_card = if scenario.cards > 1 {
-        format!("  per card, on {} cards", scenario.cards)
+        format!("  {}", tr!("plan.per_card", cards = scenario.cards))
     } else {
         String::new()
     };
     let _ = writeln!(
         *s,
-        "  {:<12} {:>11}{per_card}",
-        "total",
+        "  {} {:>11}{per_card}",
+        pad(&tr!("plan.total"), 12),
         format_gb(plan.total_bytes())
     );
     if plan.breakdown.host_bytes > 0.0 {
         let _ = writeln!(
             s,
-            "  {:<12} {:>11}  offloaded or paged state in CPU RAM",
-            "host",
-            format_gb(plan.breakdown.host_bytes)
+            "  {} {:>11}  {}",
+            pad(&tr!("plan.host"), 12),
+            format_gb(plan.breakdown.host_bytes),
+            tr!("plan.host_about")
         );
     }
     if let Some(f) = &plan.breakdown.decode_formula {
-        let _ = writeln!(*s, "  decode reads {f}");
+        let _ = writeln!(*s, "  {}", tr!("plan.decode_reads", formula = i18n::formula(f)));
     }
     for note in &plan.breakdown.notes {
-        let _ = writeln!(*s, "  note: {note}");
+        let _ = writeln!(*s, "  {}", tr!("plan.note", note = i18n::formula(note)));
     }
 }
 
@@ -120,30 +130,44 @@ struct Table<'a> {
 
 impl Table<'_> {
     fn header(&self, s: &mut String, hours: f64) {
+        let month = if self.currency == "CNY" {
+            tr!("column.cny_month")
+        } else {
+            tr!("column.usd_month")
+        };
         let _ = write!(
             *s,
-            "  {:<6} {:<30} {:>10} {:>9}",
-            "fit",
-            "card",
-            "free/card",
-            if self.currency == "CNY" {
-                "¥/month"
-            } else {
-                "$/month"
-            }
+            "  {} {} {} {}",
+            pad(&tr!("column.fit"), 6),
+            pad(&tr!("column.card"), 30),
+            pad_left(&tr!("column.free_per_card"), 10),
+            pad_left(&month, 9)
         );
         if self.term {
-            let _ = write!(*s, " {:>11}", format!("{:.0} h", hours));
-            let _ = write!(*s, " {:>9}", "spot");
+            let term = tr!("column.hours", hours = format!("{hours:.0}"));
+            let _ = write!(
+                *s,
+                " {} {}",
+                pad_left(&term, 11),
+                pad_left(&tr!("column.spot"), 9)
+            );
         }
         if self.train {
-            let _ = write!(*s, " {:>9} {:>10}", "finish h", "finish");
+            let _ = write!(
+                *s,
+                " {} {}",
+                pad_left(&tr!("column.finish_hours"), 9),
+                pad_left(&tr!("column.finish_cost"), 10)
+            );
         }
         if self.serving {
             let _ = write!(
                 s,
-                " {:>12} {:>10} {:>9} {:>9}",
-                "decode ≤ t/s", "aggregate", "bound", "seqs@ctx"
+                " {} {} {} {}",
+                pad_left(&tr!("column.decode"), 12),
+                pad_left(&tr!("column.aggregate"), 10),
+                pad_left(&tr!("column.bound"), 9),
+                pad_left(&tr!("column.seqs"), 9)
             );
         }
         let _ = writeln!(*s);
@@ -154,11 +178,11 @@ impl Table<'_> {
         let price = price_text_in(&gpus[o.gpu], o, self.rates, self.currency);
         let _ = write!(
             *s,
-            "  {:<6} {:<30} {:>10} {:>9}",
-            verdict_text(o),
-            option_label(gpus, o),
+            "  {} {} {:>10} {}",
+            pad(&verdict_text(o), 6),
+            pad(&option_label(gpus, o), 30),
             format_gb(o.free_bytes_per_card),
-            price
+            pad_left(&price, 9)
         );
         let m = |v: Option<f64>| v.map_or("-".to_string(), |u| money(u, self.rates, self.currency));
         if self.term {
@@ -172,22 +196,28 @@ impl Table<'_> {
             let decode = o
                 .decode_tokens_per_s
                 .map_or("-".to_string(), |t| format!("{t:.1}"));
-            let (agg, bound) = o.roofline.map_or(("-".into(), "-"), |r| {
-                (format!("{:.0}", r.aggregate), r.bound.id())
+            let (agg, bound) = o.roofline.map_or(("-".into(), "-".into()), |r| {
+                (format!("{:.0}", r.aggregate), i18n::word("bound", r.bound.id()))
             });
             let seqs = o
                 .serving
                 .map_or("-".into(), |c| c.max_concurrent_sequences.to_string());
-            let _ = write!(*s, " {decode:>12} {agg:>10} {bound:>9} {seqs:>9}");
+            let _ = write!(*s, " {decode:>12} {agg:>10} {} {seqs:>9}", pad_left(&bound, 9));
         }
         if o.count > 1 {
-            let _ = write!(*s, "  {} over {}", o.split.id(), o.link);
+            let link = o.link.to_string();
+            let split = i18n::word("split", o.split.id());
+            let _ = write!(
+                *s,
+                "  {}",
+                tr!("plan.split_over", split = split, link = i18n::formula(&link))
+            );
         }
         if let Some(w) = o.warning() {
-            let _ = write!(*s, "  ⚠ {w}");
+            let _ = write!(*s, "  ⚠ {}", i18n::formula(&w));
         }
         if let Some(r) = o.reason {
-            let _ = write!(*s, "  {}", r.text(&gpus[o.gpu]));
+            let _ = write!(*s, "  {}", i18n::formula(&r.text(&gpus[o.gpu])));
         }
         let _ = writeln!(*s);
     }
@@ -196,46 +226,36 @@ impl Table<'_> {
 /// How many options were left out, the pick, and what decode figures are.
 fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, hidden: usize) {
     if hidden > 0 {
-        let _ = writeln!(
-            *s,
-            "  ({hidden} more options: larger combos and those that do not fit; --all lists them)"
-        );
+        let _ = writeln!(*s, "  {}", tr!("plan.hidden", hidden = hidden));
     }
     let rent = &scenario.rent;
     match plan.best() {
         Some(best) => {
-            let _ = writeln!(
-                *s,
-                "\nCheapest fit: {}{}",
-                option_label(gpus, best),
-                best.price_usd_month.map_or(String::new(), |p| format!(
-                    " at {}/month",
-                    money(p, &rent.rates, &rent.display_currency)
-                ))
-            );
+            let option = option_label(gpus, best);
+            let line = match best.price_usd_month {
+                Some(p) => tr!(
+                    "plan.cheapest_at",
+                    option = option,
+                    price = money(p, &rent.rates, &rent.display_currency)
+                ),
+                None => tr!("plan.cheapest", option = option),
+            };
+            let _ = writeln!(*s, "\n{line}");
         }
         None if gpus.len() == 1 => {
-            let _ = writeln!(
-                *s,
-                "\n{} does not hold this plan; `vramfit fit` with the same flags lists what would make it fit.",
-                plan.options
-                    .first()
-                    .map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o))
-            );
+            let option = plan
+                .options
+                .first()
+                .map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o));
+            let _ = writeln!(*s, "\n{}", tr!("plan.one_card_short", option = option));
         }
         None => {
             let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);
-            let _ = writeln!(
-                *s,
-                "\nNothing in the catalog holds this plan, even {most} cards of a kind; `vramfit fit --gpu ID` lists what would make it fit on a card."
-            );
+            let _ = writeln!(*s, "\n{}", tr!("plan.nothing_fits", most = most));
         }
     }
     if scenario.method == crate::engine::Method::Inference {
-        let _ = writeln!(
-            *s,
-            "Decode figures are bandwidth ceilings (an upper bound), not benchmarks."
-        );
+        let _ = writeln!(*s, "{}", tr!("plan.ceilings"));
     }
 }
 

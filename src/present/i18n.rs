@@ -1,0 +1,108 @@
+//! Where strings meet the translation layer: the words the engine names by id (segments,
+//! verdicts, bounds, splits, methods) in the current language, and the engine's English
+//! formulas and notes read through the Chinese phrase rules in `i18n/formulas.zh.toml`.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use crate::lang::Lang;
+
+/// The phrase rules, as written in the file: a regular expression and its replacement.
+#[derive(serde::Deserialize)]
+pub struct PhraseRules {
+    pub rule: Vec<PhraseRule>,
+}
+
+#[derive(serde::Deserialize)]
+pub struct PhraseRule {
+    pub en: String,
+    pub zh: String,
+}
+
+/// The rules' source, compiled in.
+pub const FORMULAS_ZH: &str = include_str!("../../i18n/formulas.zh.toml");
+
+/// The rules compiled once; a rule that does not parse is a test failure (see the tests), and
+/// is skipped rather than taking the program down.
+static RULES_ZH: LazyLock<Vec<(regex::Regex, String)>> = LazyLock::new(|| {
+    toml::from_str::<PhraseRules>(FORMULAS_ZH)
+        .map(|r| r.rule)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|r| regex::Regex::new(&r.en).ok().map(|re| (re, r.zh)))
+        .collect()
+});
+
+/// An engine-written formula, note or warning in the current language.
+pub fn formula(text: &str) -> Cow<'_, str> {
+    match Lang::current() {
+        Lang::En => Cow::Borrowed(text),
+        Lang::Zh => {
+            let mut out = text.to_string();
+            for (re, zh) in RULES_ZH.iter() {
+                if let Cow::Owned(changed) = re.replace_all(&out, zh.as_str()) {
+                    out = changed;
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// A word the engine names by an id, under `group` in the message files ("segment.kv_cache").
+pub fn word(group: &str, id: &str) -> String {
+    let key = format!("{group}.{id}");
+    let text = rust_i18n::t!(&key).into_owned();
+    // A missing key comes back as the key itself; the id is the better fallback.
+    if text == key { id.to_string() } else { text }
+}
+
+/// A parameter count: "8.03B" in English; in Chinese 亿 and 万 ("80.3 亿").
+pub fn params(n: u64) -> String {
+    let n_f = n as f64;
+    match Lang::current() {
+        Lang::En => crate::engine::units::format_params(n),
+        Lang::Zh if n_f >= 1e8 => format!("{} 亿", three_figures(n_f / 1e8)),
+        Lang::Zh if n_f >= 1e4 => format!("{} 万", three_figures(n_f / 1e4)),
+        Lang::Zh => n.to_string(),
+    }
+}
+
+/// Three significant figures, as the English "8.03B" has.
+fn three_figures(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_phrase_rule_compiles() {
+        let rules: PhraseRules = toml::from_str(FORMULAS_ZH).expect("formulas.zh.toml parses");
+        assert!(rules.rule.len() > 40);
+        for r in &rules.rule {
+            assert!(
+                regex::Regex::new(&r.en).is_ok(),
+                "rule does not compile: {}",
+                r.en
+            );
+        }
+        assert_eq!(RULES_ZH.len(), rules.rule.len());
+    }
+
+    #[test]
+    fn chinese_counts_in_yi_and_wan() {
+        assert_eq!(rust_i18n::t!("segment.kv_cache", locale = "zh"), "KV 缓存");
+        let yi = |n: f64| format!("{} 亿", three_figures(n / 1e8));
+        assert_eq!(yi(8_030_261_248.0), "80.3 亿");
+        assert_eq!(yi(70_553_706_496.0), "706 亿");
+        assert_eq!(three_figures(6.5536), "6.55");
+    }
+}
