@@ -565,3 +565,16 @@ fn a_four_line_card_and_a_short_model_load_and_plan() {
     // kv_heads defaults to heads (multi-head attention): 2 × 32 × 64 × 16 layers × 2 B.
     assert_eq!(v["model"]["kv_bytes_per_token"], 2 * 32 * 64 * 16 * 2);
 }
+
+/// `fit` prices its suggestions in the currency asked for, as `plan` does.
+#[test]
+fn fit_prices_in_the_display_currency() {
+    let args = ["fit", "--model", "llama-3.1-70b", "--gpu", "rtx-4090"];
+    let out = vramfit().args(args).args(["--currency", "CNY"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // One 4090 rents for $124 a month: ¥893 at 7.2 yuan per dollar; eight for ¥7,142.
+    assert!(text.contains("¥893 → ¥7,142/month"), "{text}");
+    assert!(!text.contains('$'), "{text}");
+    let out = vramfit().args(args).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("$124 → $992/month"));
+}

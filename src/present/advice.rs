@@ -225,10 +225,11 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
             (_, Some(t)) => format!("  decode ≤ {t:.0} t/s"),
             _ => String::new(),
         };
-        let usd = crate::engine::units::format_usd;
+        // In the currency the user asked for, as the plan's table shows it.
+        let money = |v: f64| super::money(v, &sc.rent.rates, &sc.rent.display_currency);
         let price = match (a.now.price_usd_month, x.after.price_usd_month) {
-            (Some(b), Some(p)) if (b - p).abs() > 0.5 => format!("  {} → {}/month", usd(b), usd(p)),
-            (_, Some(p)) => format!("  {}/month", usd(p)),
+            (Some(b), Some(p)) if (b - p).abs() > 0.5 => format!("  {} → {}/month", money(b), money(p)),
+            (_, Some(p)) => format!("  {}/month", money(p)),
             _ => String::new(),
         };
         let host = if x.host_bytes > 0.0 {
