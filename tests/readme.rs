@@ -5,12 +5,19 @@ use std::path::Path;
 use std::process::Command;
 
 fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+    read("README.md")
+}
+
+fn read(file: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap()
 }
 
 /// The indented `vramfit …` lines of one README section.
 fn commands(section: &str) -> Vec<Vec<String>> {
-    let text = readme();
+    commands_in(&readme(), section)
+}
+
+fn commands_in(text: &str, section: &str) -> Vec<Vec<String>> {
     let start = text
         .find(section)
         .unwrap_or_else(|| panic!("README lacks {section}"));
@@ -75,4 +82,46 @@ fn the_readme_install_step_installs_a_working_binary() {
         .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("vramfit "));
+}
+
+/// The Chinese README: its three commands run, the plans answer in Chinese, and every key its
+/// table names is one the planner's key map binds.
+#[test]
+fn the_chinese_readme_commands_and_keys_are_real() {
+    let text = read("README.zh-CN.md");
+    let runs = commands_in(&text, "## 先试这三条命令");
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    for args in runs {
+        let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "vramfit {args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if args[0] == "plan" {
+            assert!(
+                stdout.contains("最便宜的可行方案："),
+                "vramfit {args:?}: {stdout}"
+            );
+        }
+    }
+    let bound: Vec<&str> = vramfit::tui::keymap::BINDINGS
+        .iter()
+        .flat_map(|b| b.label.split_whitespace())
+        .collect();
+    let keys_section = &text[text.find("## 交互界面的按键").unwrap()..];
+    let mut named = 0;
+    for row in keys_section.lines().filter(|l| l.starts_with("| `")) {
+        let first_cell = row.split('|').nth(1).unwrap();
+        for key in first_cell.split('`').skip(1).step_by(2) {
+            assert!(
+                bound.contains(&key),
+                "README.zh-CN.md names key {key:?}, not in the key map"
+            );
+            named += 1;
+        }
+    }
+    assert!(named > 20, "{named} keys named");
 }
