@@ -72,6 +72,15 @@ macro_rules! tr {
     };
 }
 
+/// A message in a given language (where the output's language is fixed, as JSON's English).
+#[macro_export]
+macro_rules! tr_in {
+    ($lang:expr, $key:expr) => { rust_i18n::t!($key, locale = $lang.code()).into_owned() };
+    ($lang:expr, $key:expr, $($name:ident = $value:expr),+ $(,)?) => {
+        rust_i18n::t!($key, locale = $lang.code(), $($name = $value),+).into_owned()
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::Lang;

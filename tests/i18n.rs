@@ -41,11 +41,11 @@ fn both_languages_have_every_key_with_the_same_placeholders() {
     }
 }
 
-/// Every `tr!("key"…)` in the source names a message that exists.
+/// Every `tr!("key"…)` and `tr_in!(lang, "key"…)` in the source names a message that exists.
 #[test]
 fn every_key_the_code_asks_for_exists() {
     let en = messages("en");
-    let re = regex::Regex::new(r#"tr!\(\s*"([\w.]+)""#).unwrap();
+    let re = regex::Regex::new(r#"tr(?:_in)?!\(\s*(?:\w+,\s*)?"([\w.]+)""#).unwrap();
     let mut asked = 0;
     let mut stack = vec![std::path::PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -70,7 +70,7 @@ fn every_key_the_code_asks_for_exists() {
             }
         }
     }
-    assert!(asked > 30, "{asked} keys asked for");
+    assert!(asked > 70, "{asked} keys asked for");
 }
 
 fn vramfit(lang_env: &str) -> Command {
@@ -94,7 +94,7 @@ fn allowed_words() -> BTreeSet<String> {
     let fixed = "GB GiB B/token token FP16 BF16 FP8 NF4 KV CUDA PCIe Gen Gen3 Gen4 logits head_dim \
                  gpu_memory_utilization max_position_embeddings MLP FlashAttention AdamW ZeRO LoRA \
                  QLoRA RoPE PEFT fp32 bf16 all-reduce vramfit fit gpu ID all NVLink NVSwitch NVLink/NVSwitch GB/s Gb/s t/s Gen5 ZeRO-3 \
-                 d_in d_out RoCE Infinity Fabric";
+                 d_in d_out RoCE Infinity Fabric INT4 g128 q8_0 q4_0";
     let mut words: BTreeSet<String> = fixed.split_whitespace().map(str::to_lowercase).collect();
     let catalog = vramfit::catalog::Catalog::embedded().unwrap();
     let names = catalog
@@ -150,6 +150,37 @@ fn the_plan_in_chinese_has_no_english_ui_words() {
     ]));
     assert!(text.contains("可训练参数"), "{text}");
     assert_eq!(english_left(&text), Vec::<String>::new(), "{text}");
+}
+
+/// `vramfit fit` in Chinese: the advice's words translated, its flags left as typed, and the
+/// JSON's change labels and notes still English.
+#[test]
+fn the_advice_in_chinese() {
+    let args = [
+        "fit",
+        "--model",
+        "llama-3.1-70b",
+        "--weights",
+        "int4",
+        "--gpu",
+        "rtx-4090",
+        "--cards",
+        "2",
+    ];
+    let text = stdout(vramfit("zh_CN.UTF-8").args(args));
+    assert!(
+        text.contains("现在：放不下 —— 每卡需要 23.30 GB，可用 22.73 GB，差 0.57 GB"),
+        "{text}"
+    );
+    assert!(text.contains("上下文 ≤ 6,272"), "{text}");
+    // Flags are what the user types: `--kv fp8` stays as it is.
+    let flags = regex::Regex::new(r"--[a-z-]+ \S+").unwrap();
+    assert!(text.contains("--kv fp8"), "{text}");
+    let words = flags.replace_all(&text, "");
+    assert_eq!(english_left(&words), Vec::<String>::new(), "{text}");
+    let json = stdout(vramfit("zh_CN.UTF-8").args(args).arg("--json"));
+    assert!(json.contains("\"change\": \"context ≤ 6,272\""), "{json}");
+    assert!(json.contains("\"note\": \"shorter context\""), "{json}");
 }
 
 #[test]

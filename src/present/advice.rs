@@ -6,23 +6,35 @@ use serde::Serialize;
 use crate::engine::advise::{Advice, Change, Suggestion, Target};
 use crate::engine::units::group_thousands;
 use crate::engine::{Choice, Gpu};
+use crate::lang::Lang;
+use crate::{tr, tr_in};
 
-/// "FP8 KV", "context ≤ 5,904", "2 cards", "QLoRA", "FP8 KV + context ≤ 16,384".
+/// "FP8 KV", "context ≤ 5,904", "2 cards", "QLoRA", "FP8 KV + context ≤ 16,384", in the
+/// current language.
 pub fn label(change: &Change, gpus: &[Gpu]) -> String {
+    label_in(change, gpus, Lang::current())
+}
+
+/// The change's label in a given language (JSON's is English).
+pub fn label_in(change: &Change, gpus: &[Gpu], lang: Lang) -> String {
     match change {
-        Change::Weights(w) => format!("{} weights", w.label()),
-        Change::Kv(k) => format!("{} KV", k.label()),
-        Change::Context(n) => format!("context ≤ {}", group_thousands(*n as i64)),
-        Change::Batch(n) => format!("batch ≤ {n}"),
-        Change::Method(m) => m.label().to_string(),
-        Change::Checkpointing => "checkpointing on".into(),
-        Change::FusedCe => "fused cross-entropy".into(),
+        Change::Weights(w) => tr_in!(lang, "advice.weights", precision = w.label()),
+        Change::Kv(k) => tr_in!(lang, "advice.kv", precision = k.label()),
+        Change::Context(n) => tr_in!(lang, "advice.context", n = group_thousands(*n as i64)),
+        Change::Batch(n) => tr_in!(lang, "advice.batch", n = n),
+        Change::Method(m) => super::i18n::word_in(lang, "method", m.id()),
+        Change::Checkpointing => tr_in!(lang, "advice.checkpointing"),
+        Change::FusedCe => tr_in!(lang, "advice.fused_ce"),
         Change::Optimizer(o) => o.label().to_string(),
         Change::Zero(z) => format!("ZeRO-{z}"),
-        Change::Offload(o) => format!("offload {}", o.label()),
-        Change::Cards(n) => format!("{n} cards"),
+        Change::Offload(o) => tr_in!(
+            lang,
+            "advice.offload",
+            what = super::i18n::word_in(lang, "offload", o.id())
+        ),
+        Change::Cards(n) => tr_in!(lang, "advice.cards", n = n),
         Change::Card(t) => target_label(*t, gpus),
-        Change::Pair(a, b) => format!("{} + {}", label(a, gpus), label(b, gpus)),
+        Change::Pair(a, b) => format!("{} + {}", label_in(a, gpus, lang), label_in(b, gpus, lang)),
     }
 }
 
@@ -70,17 +82,29 @@ pub fn flags(change: &Change, gpus: &[Gpu]) -> Vec<String> {
 
 /// What the change costs beyond memory, where quality or speed change.
 pub fn note(change: &Change) -> Option<String> {
+    note_in(change, Lang::current())
+}
+
+/// The change's cost in a given language (JSON's is English).
+pub fn note_in(change: &Change, lang: Lang) -> Option<String> {
     Some(match change {
-        Change::Weights(w) => format!("{:.2} bits per weight: quality may drop", w.bits()),
-        Change::Kv(k) => format!("{} cache: small quality cost", k.label()),
-        Change::Context(_) => "shorter context".into(),
-        Change::Batch(_) => "fewer sequences at once".into(),
-        Change::Method(m) => format!("{}: trains adapters, not every weight", m.label()),
-        Change::Checkpointing => "recomputes activations: about a third slower".into(),
-        Change::Optimizer(_) => "smaller optimizer states: may converge differently".into(),
-        Change::Offload(_) => "states in host RAM: slower steps".into(),
+        Change::Weights(w) => tr_in!(lang, "advice.note_weights", bits = format!("{:.2}", w.bits())),
+        Change::Kv(k) => tr_in!(lang, "advice.note_kv", precision = k.label()),
+        Change::Context(_) => tr_in!(lang, "advice.note_context"),
+        Change::Batch(_) => tr_in!(lang, "advice.note_batch"),
+        Change::Method(m) => tr_in!(
+            lang,
+            "advice.note_method",
+            method = super::i18n::word_in(lang, "method", m.id())
+        ),
+        Change::Checkpointing => tr_in!(lang, "advice.note_checkpointing"),
+        Change::Optimizer(_) => tr_in!(lang, "advice.note_optimizer"),
+        Change::Offload(_) => tr_in!(lang, "advice.note_offload"),
         Change::Pair(a, b) => {
-            let notes: Vec<String> = [note(a), note(b)].into_iter().flatten().collect();
+            let notes: Vec<String> = [note_in(a, lang), note_in(b, lang)]
+                .into_iter()
+                .flatten()
+                .collect();
             return (!notes.is_empty()).then(|| notes.join("; "));
         }
         Change::FusedCe | Change::Zero(_) | Change::Cards(_) | Change::Card(_) => return None,
@@ -117,14 +141,14 @@ pub struct AdviceJson {
 
 fn suggestion_json(s: &Suggestion, gpus: &[Gpu]) -> SuggestionJson {
     SuggestionJson {
-        change: label(&s.change, gpus),
+        change: label_in(&s.change, gpus, Lang::En),
         flags: flags(&s.change, gpus),
         verdict: s.after.verdict.id(),
         free_bytes_per_card: s.after.free_bytes_per_card.round() as i64,
         decode_tokens_per_s: s.after.decode_tokens_per_s.map(super::json::round2),
         price_usd_month: s.after.price_usd_month.map(super::json::round2),
         host_bytes: s.host_bytes.round() as u64,
-        note: note(&s.change),
+        note: note_in(&s.change, Lang::En),
     }
 }
 
@@ -142,107 +166,127 @@ pub fn advice_json(a: &Advice, gpus: &[Gpu]) -> AdviceJson {
     }
 }
 
-/// The advice as the CLI prints it.
+/// The advice as the CLI prints it, in the current language.
 pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model_name: &str) -> String {
     use crate::engine::units::format_gb;
     use std::fmt::Write as _;
     let mut s = String::new();
     let what = if sc.method.is_training() {
-        "sequence"
+        tr!("advice.sequence")
     } else {
-        "context"
+        tr!("advice.context_word")
     };
     let _ = writeln!(
         s,
-        "{model_name} on {} · {} {} · {what} {} · batch {} · {} rules",
-        target_label(a.target, gpus),
-        sc.method.label(),
-        sc.weights.label(),
-        group_thousands(sc.context as i64),
-        sc.batch,
-        sc.convention.label().to_lowercase()
+        "{}",
+        tr!(
+            "advice.header",
+            model = model_name,
+            target = target_label(a.target, gpus),
+            method = super::i18n::word("method", sc.method.id()),
+            weights = sc.weights.label(),
+            what = what,
+            context = group_thousands(sc.context as i64),
+            batch = sc.batch,
+            rules = super::i18n::word("rules", sc.convention.id())
+        )
     );
     let per_card = a.now.usable_bytes / f64::from(a.now.count);
     let room = if a.now.free_bytes_per_card >= 0.0 {
-        format!("{} free", format_gb(a.now.free_bytes_per_card))
+        tr!("advice.free", gb = format_gb(a.now.free_bytes_per_card))
     } else {
-        format!("{} short", format_gb(-a.now.free_bytes_per_card))
+        tr!("advice.short", gb = format_gb(-a.now.free_bytes_per_card))
     };
     let _ = writeln!(
         s,
-        "now: {} — {} needed per card of {} usable, {room}",
-        a.now.verdict.id(),
-        format_gb(a.now.per_card_bytes),
-        format_gb(per_card)
+        "{}",
+        tr!(
+            "advice.now",
+            verdict = super::i18n::word("verdict", a.now.verdict.id()),
+            need = format_gb(a.now.per_card_bytes),
+            usable = format_gb(per_card),
+            room = room
+        )
     );
     // A limit at the top of the knob's range means the plan does not depend on it.
     let step = crate::engine::advise::context_step(sc);
     let top_context = crate::engine::ranges::MAX_CONTEXT / step * step;
     let limit = |v: Option<u64>, top: u64| match v {
-        None => "none fits".to_string(),
-        Some(n) if n >= top => format!("any (to the {} limit)", group_thousands(n as i64)),
+        None => tr!("advice.none_fits"),
+        Some(n) if n >= top => tr!("advice.any", n = group_thousands(n as i64)),
         Some(n) => group_thousands(n as i64),
     };
     let _ = writeln!(
         s,
-        "longest {what} that fits at batch {}: {} · largest batch at this {what}: {}",
-        sc.batch,
-        limit(a.max_context, top_context),
-        limit(a.max_batch, crate::engine::ranges::MAX_BATCH)
+        "{}",
+        tr!(
+            "advice.limits",
+            what = what,
+            batch = sc.batch,
+            context = limit(a.max_context, top_context),
+            max_batch = limit(a.max_batch, crate::engine::ranges::MAX_BATCH)
+        )
     );
     if a.now.verdict.is_fit() {
-        let _ = match (a.comfortable_context, a.comfortable_batch) {
-            (Some(c), Some(b)) => writeln!(
-                s,
-                "headroom: it stays comfortable (not tight) up to {what} {} and batch {b}",
-                group_thousands(c as i64)
+        let line = match (a.comfortable_context, a.comfortable_batch) {
+            (Some(c), Some(b)) => tr!(
+                "advice.headroom_both",
+                what = what,
+                context = group_thousands(c as i64),
+                batch = b
             ),
-            (Some(c), None) => writeln!(
-                s,
-                "headroom: tight at this batch; comfortable only up to {what} {}",
-                group_thousands(c as i64)
+            (Some(c), None) => tr!(
+                "advice.headroom_context",
+                what = what,
+                context = group_thousands(c as i64)
             ),
-            _ => writeln!(
-                s,
-                "headroom: tight already; no shorter {what} makes it comfortable"
-            ),
+            _ => tr!("advice.headroom_none", what = what),
         };
+        let _ = writeln!(s, "{line}");
         return s;
     }
     let pairs = a.suggestions.iter().any(|x| matches!(x.change, Change::Pair(..)));
-    let _ = writeln!(
-        s,
-        "\n{}",
-        match (a.suggestions.is_empty(), pairs) {
-            (true, _) => "No single change or pair of changes makes it fit on this target.",
-            (false, true) => "No single change is enough; the pairs that give up least:",
-            (false, false) => "Each of these alone makes it fit (least given up first):",
-        }
-    );
+    let heading = match (a.suggestions.is_empty(), pairs) {
+        (true, _) => tr!("advice.nothing"),
+        (false, true) => tr!("advice.pairs"),
+        (false, false) => tr!("advice.singles"),
+    };
+    let _ = writeln!(s, "\n{heading}");
     for x in &a.suggestions {
         let decode = match (a.now.decode_tokens_per_s, x.after.decode_tokens_per_s) {
-            (Some(b), Some(t)) if a.now.verdict.is_fit() => format!("  decode ≤ {b:.0} → {t:.0} t/s"),
-            (_, Some(t)) => format!("  decode ≤ {t:.0} t/s"),
+            (Some(b), Some(t)) if a.now.verdict.is_fit() => format!(
+                "  {}",
+                tr!(
+                    "advice.decode_change",
+                    before = format!("{b:.0}"),
+                    after = format!("{t:.0}")
+                )
+            ),
+            (_, Some(t)) => format!("  {}", tr!("advice.decode", after = format!("{t:.0}"))),
             _ => String::new(),
         };
         // In the currency the user asked for, as the plan's table shows it.
         let money = |v: f64| super::money(v, &sc.rent.rates, &sc.rent.display_currency);
         let price = match (a.now.price_usd_month, x.after.price_usd_month) {
-            (Some(b), Some(p)) if (b - p).abs() > 0.5 => format!("  {} → {}/month", money(b), money(p)),
-            (_, Some(p)) => format!("  {}/month", money(p)),
+            (Some(b), Some(p)) if (b - p).abs() > 0.5 => format!(
+                "  {}",
+                tr!("advice.price_change", before = money(b), after = money(p))
+            ),
+            (_, Some(p)) => format!("  {}", tr!("advice.price", after = money(p))),
             _ => String::new(),
         };
         let host = if x.host_bytes > 0.0 {
-            format!("  host RAM {}", format_gb(x.host_bytes))
+            format!("  {}", tr!("advice.host", gb = format_gb(x.host_bytes)))
         } else {
             String::new()
         };
         let _ = writeln!(
             s,
-            "  {:<34} {:<5} {:>10} free{decode}{price}{host}",
-            label(&x.change, gpus),
-            x.after.verdict.id(),
-            format_gb(x.after.free_bytes_per_card)
+            "  {} {} {:>10} {}{decode}{price}{host}",
+            crate::text::pad(&label(&x.change, gpus), 34),
+            crate::text::pad(&super::i18n::word("verdict", x.after.verdict.id()), 5),
+            format_gb(x.after.free_bytes_per_card),
+            tr!("advice.free_column")
         );
         let note = note(&x.change).map_or(String::new(), |n| format!("  ({n})"));
         let _ = writeln!(s, "      {}{note}", flags(&x.change, gpus).join(" "));

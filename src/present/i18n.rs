@@ -51,8 +51,13 @@ pub fn formula(text: &str) -> Cow<'_, str> {
 
 /// A word the engine names by an id, under `group` in the message files ("segment.kv_cache").
 pub fn word(group: &str, id: &str) -> String {
+    word_in(Lang::current(), group, id)
+}
+
+/// The same in a given language.
+pub fn word_in(lang: Lang, group: &str, id: &str) -> String {
     let key = format!("{group}.{id}");
-    let text = rust_i18n::t!(&key).into_owned();
+    let text = rust_i18n::t!(&key, locale = lang.code()).into_owned();
     // A missing key comes back as the key itself; the id is the better fallback.
     if text == key { id.to_string() } else { text }
 }
