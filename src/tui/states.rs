@@ -246,7 +246,7 @@ pub const STATES: &[State] = &[
     },
     State {
         name: "qlora-80x24",
-        about: "Llama 3.1 70B QLoRA",
+        about: "Llama 3.1 70B QLoRA: single cards and combos ranked together by price",
         width: 80,
         height: 24,
         theme: "default",
@@ -475,16 +475,6 @@ pub const STATES: &[State] = &[
         setup: |a| {
             pin(a, "h100-sxm", 2);
             a.focus = Pane::Cards;
-        },
-    },
-    State {
-        name: "qlora-70b-80x24",
-        about: "Llama 3.1 70B QLoRA: single cards and combos ranked together by price",
-        width: 80,
-        height: 24,
-        theme: "default",
-        setup: |a| {
-            a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
         },
     },
     State {
