@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
 fn dir(name: &str) -> PathBuf {
@@ -15,15 +14,8 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-fn vramfit() -> Command {
-    let mut c = Command::cargo_bin("vramfit").unwrap();
-    // English whatever the machine's locale (tests/i18n.rs sets its own).
-    c.env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .env("LANG", "C.UTF-8");
-    c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"));
-    c
-}
+mod common;
+use common::vramfit;
 
 /// A small Llama-shaped decoder: (tensor name, shape in row-major order as safetensors has it).
 fn llama_tensors(

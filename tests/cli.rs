@@ -1,19 +1,10 @@
 //! The binary as a script sees it: output, JSON contract, exit codes, bad input.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn vramfit() -> Command {
-    let mut c = Command::cargo_bin("vramfit").unwrap();
-    // English whatever the machine's locale (tests/i18n.rs sets its own).
-    c.env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .env("LANG", "C.UTF-8");
-    // Keep the user's own catalog out of the tests.
-    c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"));
-    c
-}
+mod common;
+use common::vramfit;
 
 fn fixture(p: &str) -> String {
     format!("{}/tests/fixtures/{p}", env!("CARGO_MANIFEST_DIR"))

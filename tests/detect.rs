@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+
 /// A folder holding fake tools; PATH is set to it alone.
 struct FakeTools {
     dir: PathBuf,
@@ -41,11 +43,7 @@ impl FakeTools {
     }
 
     fn vramfit(&self) -> Command {
-        let mut c = Command::cargo_bin("vramfit").unwrap();
-        // English whatever the machine's locale (tests/i18n.rs sets its own).
-        c.env_remove("LC_ALL")
-            .env_remove("LC_MESSAGES")
-            .env("LANG", "C.UTF-8");
+        let mut c = common::vramfit();
         c.env("PATH", &self.dir)
             .env("VRAMFIT_CONFIG", self.dir.join("config"))
             .timeout(Duration::from_secs(20));

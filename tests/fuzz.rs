@@ -130,29 +130,16 @@ const CONFIG_KEYS: &[&str] = &[
     "shared_expert_intermediate_size",
 ];
 
-const TYPES: &[&str] = &[
-    "llama",
-    "mistral",
-    "mixtral",
-    "qwen2",
-    "qwen2_moe",
-    "qwen3_moe",
-    "gemma2",
-    "gemma3_text",
-    "phi3",
-    "deepseek_v3",
-    "gpt_oss",
-    "falcon",
-    "cohere",
-    "gpt_bigcode",
-    "gpt2",
-    "fancy",
-    "",
-];
+/// Every family the importer knows, then one it does not and an empty name.
+fn model_types() -> Vec<&'static str> {
+    let mut types = vramfit::catalog::hf::KNOWN_TYPES.to_vec();
+    types.extend(["fancy", ""]);
+    types
+}
 
 fn config_strategy() -> impl Strategy<Value = String> {
     (
-        0..TYPES.len(),
+        proptest::sample::select(model_types()),
         proptest::collection::vec((0..CONFIG_KEYS.len(), json_value()), 0..6),
         proptest::collection::vec(
             prop_oneof![Just("full_attention"), Just("sliding_attention")],
@@ -171,7 +158,7 @@ fn config_strategy() -> impl Strategy<Value = String> {
             ] {
                 map.insert(k.into(), json!(v));
             }
-            map.insert("model_type".into(), json!(TYPES[t]));
+            map.insert("model_type".into(), json!(t));
             for (k, v) in fields {
                 map.insert(CONFIG_KEYS[k].into(), v);
             }

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
+mod common;
+
 /// A fresh, empty folder for one case: the working directory, config and data dirs.
 struct Case {
     dir: PathBuf,
@@ -33,11 +35,7 @@ impl Case {
     }
 
     fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("vramfit").unwrap();
-        // English whatever the machine's locale (tests/i18n.rs sets its own).
-        c.env_remove("LC_ALL")
-            .env_remove("LC_MESSAGES")
-            .env("LANG", "C.UTF-8");
+        let mut c = common::vramfit();
         c.current_dir(self.dir.join("work"))
             .env("VRAMFIT_CONFIG", self.dir.join("config"))
             .env("VRAMFIT_DATA", self.dir.join("data"))

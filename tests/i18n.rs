@@ -73,14 +73,8 @@ fn every_key_the_code_asks_for_exists() {
     assert!(asked > 70, "{asked} keys asked for");
 }
 
-fn vramfit(lang_env: &str) -> Command {
-    let mut c = Command::cargo_bin("vramfit").unwrap();
-    c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"))
-        .env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .env("LANG", lang_env);
-    c
-}
+mod common;
+use common::vramfit_in as vramfit;
 
 fn stdout(c: &mut Command) -> String {
     let out = c.output().unwrap();

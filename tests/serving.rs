@@ -1,12 +1,13 @@
 //! Serving and multi-card plans against hand computations.
 
-use assert_cmd::Command;
 use serde_json::Value;
 use vramfit::catalog::Catalog;
 use vramfit::engine::memory::breakdown;
 use vramfit::engine::scenario::Split;
 use vramfit::engine::serving::Bound;
 use vramfit::engine::{Scenario, SegmentKind, Verdict, WeightPrecision, plan};
+
+mod common;
 
 fn catalog() -> Catalog {
     Catalog::embedded().unwrap()
@@ -152,9 +153,7 @@ fn a_layer_split_adds_capacity_not_speed() {
 
 #[test]
 fn cli_serving_flags_and_json_fields() {
-    let out = Command::cargo_bin("vramfit")
-        .unwrap()
-        .env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"))
+    let out = common::vramfit()
         .args([
             "plan",
             "--model",

@@ -1,0 +1,23 @@
+//! The binary as the integration tests run it: the user's own catalog and settings kept out
+//! (`VRAMFIT_CONFIG` points at the test's temp dir) and the language fixed, whatever the
+//! machine's locale.
+
+// Each test crate uses the part it needs.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+
+/// `vramfit` in English.
+pub fn vramfit() -> Command {
+    vramfit_in("C.UTF-8")
+}
+
+/// `vramfit` under this `LANG` (`LC_ALL` and `LC_MESSAGES` cleared so that LANG decides).
+pub fn vramfit_in(lang: &str) -> Command {
+    let mut c = Command::cargo_bin("vramfit").unwrap();
+    c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"))
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", lang);
+    c
+}
