@@ -1,6 +1,5 @@
 //! Renting: every seed price, the cheapest offer by term, time and cost to finish, plan files.
 
-use assert_cmd::Command;
 use serde_json::Value;
 use vramfit::catalog::Catalog;
 use vramfit::engine::gpu::{OfferFilter, OfferKind, Per, Rates};
@@ -437,6 +436,8 @@ fn seven_b_qlora_over_100m_tokens_rtx_4090_vs_a100() {
 fn temp(name: &str) -> std::path::PathBuf {
     let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("renting-{}-{name}", std::process::id()));
+    // Fresh each run: an earlier run with the same process id left its files here.
+    let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -516,15 +517,8 @@ fn a_bad_plan_file_names_file_line_and_column() {
     assert!(e.line.is_some(), "{e}");
 }
 
-fn vramfit() -> Command {
-    let mut c = Command::cargo_bin("vramfit").unwrap();
-    // English whatever the machine's locale (tests/i18n.rs sets its own).
-    c.env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .env("LANG", "C.UTF-8");
-    c.env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"));
-    c
-}
+mod common;
+use common::vramfit;
 
 #[test]
 fn cli_offer_rent_and_finish_fields() {
