@@ -64,11 +64,16 @@ pub fn word_in(lang: Lang, group: &str, id: &str) -> String {
 
 /// A parameter count: "8.03B" in English; in Chinese 亿 and 万 ("80.3 亿").
 pub fn params(n: u64) -> String {
-    let n_f = n as f64;
-    match Lang::current() {
+    params_in(Lang::current(), n)
+}
+
+/// The same in a given language.
+pub fn params_in(lang: Lang, n: u64) -> String {
+    let v = n as f64;
+    match lang {
         Lang::En => crate::engine::units::format_params(n),
-        Lang::Zh if n_f >= 1e8 => format!("{} 亿", three_figures(n_f / 1e8)),
-        Lang::Zh if n_f >= 1e4 => format!("{} 万", three_figures(n_f / 1e4)),
+        Lang::Zh if v >= 1e8 => format!("{} 亿", three_figures(v / 1e8)),
+        Lang::Zh if v >= 1e4 => format!("{} 万", three_figures(v / 1e4)),
         Lang::Zh => n.to_string(),
     }
 }
@@ -105,9 +110,11 @@ mod tests {
     #[test]
     fn chinese_counts_in_yi_and_wan() {
         assert_eq!(rust_i18n::t!("segment.kv_cache", locale = "zh"), "KV 缓存");
-        let yi = |n: f64| format!("{} 亿", three_figures(n / 1e8));
-        assert_eq!(yi(8_030_261_248.0), "80.3 亿");
-        assert_eq!(yi(70_553_706_496.0), "706 亿");
+        assert_eq!(params_in(Lang::Zh, 8_030_261_248), "80.3 亿");
+        assert_eq!(params_in(Lang::Zh, 70_553_706_496), "706 亿");
+        assert_eq!(params_in(Lang::Zh, 65_536_000), "6554 万");
+        assert_eq!(params_in(Lang::Zh, 9_000), "9000");
+        assert_eq!(params_in(Lang::En, 8_030_261_248), "8.03B");
         assert_eq!(three_figures(6.5536), "6.55");
     }
 }
