@@ -36,8 +36,6 @@ fn planner(cli: &Cli, settings: &vramfit::cli::Settings) -> Result<(), vramfit::
         return Err(vramfit::cli::CliError(e.to_string()));
     }
     let app = open_planner(cli)?;
-    // The planner speaks English until its Chinese lands; a half-translated screen reads worse.
-    vramfit::lang::Lang::En.make_current();
     let detect = !cli.no_detect && settings.detect;
     vramfit::tui::run(app, detect).map_err(|e| vramfit::cli::CliError(format!("{e}")))
 }

@@ -46,6 +46,28 @@ pub fn pad(s: &str, cols: usize) -> String {
     format!("{s}{}", " ".repeat(cols.saturating_sub(w)))
 }
 
+/// At most `cols` terminal columns, cut between characters (never through a wide one),
+/// with "…" where something was cut.
+pub fn truncate(s: &str, cols: usize) -> String {
+    if width(s) <= cols {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > cols {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if cols > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// Right-aligned in `cols` terminal columns.
 pub fn pad_left(s: &str, cols: usize) -> String {
     let w = width(s);

@@ -36,9 +36,21 @@ fn keys_map_to_actions_in_both_styles() {
 
 #[test]
 fn every_key_bound_action_is_documented_once() {
-    for b in BINDINGS {
-        assert!(!b.help.is_empty() && !b.keys.is_empty(), "{}", b.label);
+    // Each binding's words are in both message files (a missing one comes back as its key).
+    for locale in ["en", "zh"] {
+        let messages = vramfit::_rust_i18n_backend()
+            .messages_for_locale(locale)
+            .unwrap_or_default();
+        let has = |key: String| messages.iter().any(|(k, v)| *k == key && !v.is_empty());
+        for b in BINDINGS {
+            assert!(!b.keys.is_empty(), "{}", b.label);
+            assert!(has(format!("keys.{}.help", b.id)), "{locale}: {}", b.id);
+            if b.hint.is_some() {
+                assert!(has(format!("keys.{}.hint", b.id)), "{locale}: {}", b.id);
+            }
+        }
     }
+    assert_eq!(BINDINGS[0].help(), "quit");
 }
 
 #[test]

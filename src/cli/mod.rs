@@ -534,6 +534,8 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
     };
     let mut app = crate::tui::app::App::new(catalog, theme, imported, start.as_deref());
     app.mouse = cli.mouse;
+    // A Chinese screen prices in yuan (the Currency knob switches; a plan file says its own).
+    app.scenario.rent.display_currency = crate::lang::Lang::current().default_currency().into();
     // What the local Hugging Face cache holds, offline (a bad entry is skipped, not fatal).
     if let Some(cache) = hf::cache_dir() {
         let found: Vec<Model> = hf::cached_models(&cache, 50)

@@ -5,7 +5,9 @@ use crate::engine::fit::{FitOption, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Ve
 use crate::engine::gpu::{Gpu, HOURS_PER_MONTH};
 use crate::engine::plan::Plan;
 use crate::engine::scenario::{Scenario, TightRule};
-use crate::engine::units::{format_gb, format_usd};
+use crate::engine::units::{format_gb, format_usd, group_thousands};
+use crate::present::i18n::{formula, label, word};
+use crate::tr;
 
 /// Lines explaining why `option` got its verdict, price and decode ceiling.
 pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
@@ -25,68 +27,71 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
             if n > 1 { format!("{n}× ") } else { String::new() },
             gpu.name
         ),
-        format!(
-            "memory: marketed \"{} GB\"{}; {} can allocate {}",
-            gpu.memory_gb,
-            gpu.memory_smi_mib.map_or(String::new(), |mib| format!(
-                ", {} reports {} MiB",
-                gpu.stack.smi_tool(),
-                crate::engine::units::group_thousands(mib as i64)
+        tr!(
+            "explain.memory",
+            marketed = gpu.memory_gb,
+            reported = gpu.memory_smi_mib.map_or(String::new(), |mib| tr!(
+                "explain.reports",
+                tool = gpu.stack.smi_tool(),
+                mib = group_thousands(mib as i64)
             )),
-            gpu.stack.runtime(),
-            gpu.memory_visible_bytes
-                .map_or("(not known: the label is used)".to_string(), format_gb),
+            runtime = gpu.stack.runtime(),
+            visible = gpu
+                .memory_visible_bytes
+                .map_or(tr!("explain.not_known"), format_gb),
         ),
         match scenario.convention {
-            crate::engine::scenario::Convention::Calibrated => format!(
-                "capacity: {n} × {} (what {} can allocate) = {}",
-                format_gb(gpu.memory_real_bytes()),
-                gpu.stack.runtime(),
-                format_gb(option.capacity_bytes)
+            crate::engine::scenario::Convention::Calibrated => tr!(
+                "explain.capacity_calibrated",
+                n = n,
+                each = format_gb(gpu.memory_real_bytes()),
+                runtime = gpu.stack.runtime(),
+                total = format_gb(option.capacity_bytes)
             ),
-            crate::engine::scenario::Convention::Seed => format!(
-                "capacity: {n} × {} GB (marketed, 1 GB = 10⁹ B, as the quick rules count) = {}",
-                gpu.memory_gb,
-                format_gb(option.capacity_bytes)
+            crate::engine::scenario::Convention::Seed => tr!(
+                "explain.capacity_quick",
+                n = n,
+                marketed = gpu.memory_gb,
+                total = format_gb(option.capacity_bytes)
             ),
         },
-        format!(
-            "usable: {}{}",
-            format_gb(option.usable_bytes),
-            if option.usable_bytes < option.capacity_bytes * 0.999 {
-                format!(
-                    " ({:.0} % for the serving engine, gpu_memory_utilization)",
-                    scenario.gpu_util * 100.0
+        tr!(
+            "explain.usable",
+            usable = format_gb(option.usable_bytes),
+            share = if option.usable_bytes < option.capacity_bytes * 0.999 {
+                tr!(
+                    "explain.serving_share",
+                    percent = format!("{:.0}", scenario.gpu_util * 100.0)
                 )
             } else {
                 String::new()
             }
         ),
-        format!(
-            "requirement ({}, {}): {} per card{}",
-            scenario.method.label(),
-            scenario.convention.id(),
-            format_gb(option.per_card_bytes),
-            if n > 1 {
-                format!(" on {n} cards (the plan on one card: {})", format_gb(need))
+        tr!(
+            "explain.requirement",
+            method = label("method", scenario.method.id(), scenario.method.label()),
+            rules = word("rules", scenario.convention.id()),
+            per_card = format_gb(option.per_card_bytes),
+            cards = if n > 1 {
+                tr!("explain.on_cards", n = n, one = format_gb(need))
             } else {
                 String::new()
             }
         ),
-        format!(
-            "free: {} − {} = {} per card{}",
-            format_gb(option.usable_bytes / f64::from(n)),
-            format_gb(option.per_card_bytes),
-            format_gb(option.free_bytes_per_card),
-            if n > 1 {
-                format!(" ({} in all)", format_gb(option.free_bytes))
+        tr!(
+            "explain.free",
+            usable = format_gb(option.usable_bytes / f64::from(n)),
+            need = format_gb(option.per_card_bytes),
+            free = format_gb(option.free_bytes_per_card),
+            all = if n > 1 {
+                tr!("explain.in_all", gb = format_gb(option.free_bytes))
             } else {
                 String::new()
             }
         ),
     ];
     if let Some(src) = gpu.memory_source.as_deref() {
-        lines.insert(2, format!("memory source: {src}"));
+        lines.insert(2, tr!("explain.memory_source", source = src));
     }
     lines.push(verdict_line(gpu, option, scenario));
     lines
@@ -96,18 +101,19 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
 fn verdict_line(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> String {
     let n = option.count;
     let rule = match scenario.tight_rule {
-        TightRule::Seed if n == 1 => {
-            format!("tight below {} left on one card", format_gb(TIGHT_SINGLE_BYTES))
-        }
-        TightRule::Seed => format!("tight below {} left per card", format_gb(TIGHT_PER_CARD_BYTES)),
-        TightRule::Margin(f) => format!("tight below a {:.0} % margin over the requirement", f * 100.0),
+        TightRule::Seed if n == 1 => tr!("explain.tight_one", gb = format_gb(TIGHT_SINGLE_BYTES)),
+        TightRule::Seed => tr!("explain.tight_per_card", gb = format_gb(TIGHT_PER_CARD_BYTES)),
+        TightRule::Margin(f) => tr!("explain.tight_margin", percent = format!("{:.0}", f * 100.0)),
     };
     match option.verdict {
-        Verdict::Fits => format!("verdict: fits — {rule}"),
-        Verdict::Tight => format!("verdict: TIGHT — {rule}"),
-        Verdict::No => format!(
-            "verdict: does not fit — {}",
-            option.reason.map(|r| r.text(gpu)).unwrap_or_default()
+        Verdict::Fits => tr!("explain.verdict_fits", rule = rule),
+        Verdict::Tight => tr!("explain.verdict_tight", rule = rule),
+        Verdict::No => tr!(
+            "explain.verdict_no",
+            why = option
+                .reason
+                .map(|r| formula(&r.text(gpu)).into_owned())
+                .unwrap_or_default()
         ),
     }
 }
@@ -117,25 +123,25 @@ fn describe_offer(gpu: &Gpu, n: u32, index: usize, hours: f64, cost: f64, usd_cn
     let o = &gpu.offers[index];
     let range = o.price_max.map_or(String::new(), |m| format!("–{m}"));
     let discount = o.discount_for(n);
-    format!(
-        "{} ({}{}): {}{range} {}/{} per card × {n}{}{} for {} → ${:.2}{}",
-        o.provider,
-        o.kind.id(),
-        o.region.as_deref().map_or(String::new(), |r| format!(", {r}")),
-        o.price,
-        o.currency,
-        o.per.id(),
-        if discount > 0.0 {
+    tr!(
+        "explain.offer",
+        provider = o.provider,
+        kind = word("offer_kind", o.kind.id()),
+        region = o.region.as_deref().map_or(String::new(), |r| format!(", {r}")),
+        price = format!("{}{range} {}/{}", o.price, o.currency, word("per", o.per.id())),
+        n = n,
+        discount = if discount > 0.0 {
             format!(" × (1 − {:.0} %)", discount * 100.0)
         } else {
             String::new()
         },
-        o.min_term_days
-            .map_or(String::new(), |d| format!(", minimum {d} days")),
-        crate::engine::units::group_thousands(hours.round() as i64) + " h",
-        cost,
-        if o.currency.eq_ignore_ascii_case("CNY") {
-            format!(" at {usd_cny} CNY/USD")
+        minimum = o
+            .min_term_days
+            .map_or(String::new(), |d| tr!("explain.minimum_days", days = d)),
+        hours = group_thousands(hours.round() as i64),
+        cost = format!("{cost:.2}"),
+        rate = if o.currency.eq_ignore_ascii_case("CNY") {
+            tr!("explain.at_rate", rate = usd_cny)
         } else {
             String::new()
         }
@@ -151,49 +157,49 @@ fn rent_lines(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> Vec<String>
         |index: usize, hours: f64, cost: f64| describe_offer(gpu, n, index, hours, cost, rent.rates.usd_cny);
     let mut lines = Vec::new();
     match (option.offer, option.rent_cost_usd) {
-        (Some(i), Some(cost)) => lines.push(format!("rent: {}", describe(i, rent.hours, cost))),
-        _ if !gpu.offers.is_empty() => lines.push(format!(
-            "rent: no offer for {n} card(s) (offered in groups of {} or more)",
-            gpu.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
+        (Some(i), Some(cost)) => lines.push(tr!("explain.rent", offer = describe(i, rent.hours, cost))),
+        _ if !gpu.offers.is_empty() => lines.push(tr!(
+            "explain.rent_no_offer",
+            n = n,
+            min = gpu.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
         )),
-        _ => lines.push("rent: no offer in the catalog (no price)".into()),
+        _ => lines.push(tr!("explain.rent_no_price")),
     }
     if let Some(p) = option.price_usd_month {
-        lines.push(format!(
-            "per month (720 h): {} = {}/hour",
-            format_usd(p),
-            format_usd(p / HOURS_PER_MONTH)
+        lines.push(tr!(
+            "explain.per_month",
+            month = format_usd(p),
+            hour = format_usd(p / HOURS_PER_MONTH)
         ));
     }
     if let (Some(i), Some(cost)) = (option.spot_offer, option.spot_rent_cost_usd) {
-        lines.push(format!(
-            "spot, interruptible (shown apart): {}",
-            describe(i, rent.hours, cost)
-        ));
+        lines.push(tr!("explain.spot", offer = describe(i, rent.hours, cost)));
     }
     if let Some(t) = option.training {
-        lines.push(format!(
-            "time to finish: {} tokens × {:.2e} FLOPs/token ÷ ({n} × {} TFLOPS × {:.0} %) = {:.1} h{}",
-            crate::engine::units::group_thousands(t.tokens as i64),
-            t.flops_per_token,
-            gpu.bf16_tflops.unwrap_or(0.0),
-            rent.utilization * 100.0,
-            t.compute_hours,
-            if t.dequant_hours > 0.0 {
-                format!(" + {:.1} h of NF4 dequantization", t.dequant_hours)
+        lines.push(tr!(
+            "explain.finish_formula",
+            tokens = group_thousands(t.tokens as i64),
+            flops = format!("{:.2e}", t.flops_per_token),
+            n = n,
+            tflops = gpu.bf16_tflops.unwrap_or(0.0),
+            utilization = format!("{:.0}", rent.utilization * 100.0),
+            hours = format!("{:.1}", t.compute_hours),
+            dequant = if t.dequant_hours > 0.0 {
+                tr!("explain.dequant", hours = format!("{:.1}", t.dequant_hours))
             } else {
                 String::new()
             }
         ));
         if t.comm_hours > 0.0 {
-            lines.push(format!(
-                "card-to-card traffic: {:.1} h over {} (it overlaps the compute; the slower sets the pace)",
-                t.comm_hours, option.link
+            lines.push(tr!(
+                "explain.traffic",
+                hours = format!("{:.1}", t.comm_hours),
+                link = formula(&option.link.to_string())
             ));
         }
-        lines.push(format!("time to finish: {:.1} h", t.hours));
+        lines.push(tr!("explain.finish", hours = format!("{:.1}", t.hours)));
         if let (Some(i), Some(cost)) = (option.train_offer, option.train_cost_usd) {
-            lines.push(format!("cost to finish: {}", describe(i, t.hours, cost)));
+            lines.push(tr!("explain.finish_cost", offer = describe(i, t.hours, cost)));
         }
     }
     lines
@@ -204,20 +210,24 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
     let n = option.count;
     let mut lines = Vec::new();
     if n > 1 {
-        lines.push(format!("split: {} over {}", option.split.id(), option.link));
+        lines.push(tr!(
+            "explain.split",
+            split = word("split", option.split.id()),
+            link = formula(&option.link.to_string())
+        ));
     }
     if let Some(w) = option.warning() {
-        lines.push(format!("warning: {w}"));
+        lines.push(tr!("explain.warning", warning = formula(&w)));
     }
     if let Some(c) = option.serving {
-        lines.push(format!(
-            "KV budget: {} tokens (blocks of 16) = {} sequences of {} tokens; longest context at batch {}: {}; largest batch at this context: {}",
-            crate::engine::units::group_thousands(c.kv_capacity_tokens as i64),
-            c.max_concurrent_sequences,
-            crate::engine::units::group_thousands(scenario.context as i64),
-            scenario.batch,
-            crate::engine::units::group_thousands(c.max_context as i64),
-            c.max_batch
+        lines.push(tr!(
+            "explain.kv_budget",
+            tokens = group_thousands(c.kv_capacity_tokens as i64),
+            seqs = c.max_concurrent_sequences,
+            context = group_thousands(scenario.context as i64),
+            batch = scenario.batch,
+            max_context = group_thousands(c.max_context as i64),
+            max_batch = c.max_batch
         ));
     }
     match (option.roofline, plan.breakdown.decode_bytes_per_token) {
@@ -228,70 +238,54 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
             } else {
                 1
             };
-            lines.push(format!(
-                "decode step: reads {} weights + {} × {} KV = {} at {} × {} GB/s; computes 2 × {} params × batch {} at {} × {} TFLOPS{}",
-                format_gb(bytes - kv),
-                scenario.batch,
-                format_gb(kv),
-                format_gb(bytes - kv + scenario.batch as f64 * kv),
-                parallel,
-                gpu.bandwidth_gbs,
-                crate::engine::units::format_params(plan.params.active),
-                scenario.batch,
-                parallel,
-                crate::engine::serving::peak_flops(gpu, scenario.weights == crate::engine::precision::WeightPrecision::Fp8)
-                    .map_or("?".to_string(), |f| format!("{:.0}", f / 1e12)),
-                if r.link_seconds_per_step > 0.0 {
-                    format!(" + link {:.3} ms", r.link_seconds_per_step * 1e3)
+            lines.push(tr!(
+                "explain.decode_step",
+                weights = format_gb(bytes - kv),
+                batch = scenario.batch,
+                kv = format_gb(kv),
+                total = format_gb(bytes - kv + scenario.batch as f64 * kv),
+                parallel = parallel,
+                bandwidth = gpu.bandwidth_gbs,
+                params = crate::engine::units::format_params(plan.params.active),
+                tflops = crate::engine::serving::peak_flops(
+                    gpu,
+                    scenario.weights == crate::engine::precision::WeightPrecision::Fp8
+                )
+                .map_or("?".to_string(), |f| format!("{:.0}", f / 1e12)),
+                link = if r.link_seconds_per_step > 0.0 {
+                    tr!(
+                        "explain.link_ms",
+                        ms = format!("{:.3}", r.link_seconds_per_step * 1e3)
+                    )
                 } else {
                     String::new()
                 }
             ));
-            lines.push(format!(
-                "decode ceiling: {:.1} tokens/s per stream, {:.0} tokens/s for the batch; {} binds (an upper bound, not a benchmark)",
-                r.per_stream,
-                r.aggregate,
-                r.bound.id()
+            lines.push(tr!(
+                "explain.decode_ceiling",
+                per_stream = format!("{:.1}", r.per_stream),
+                aggregate = format!("{:.0}", r.aggregate),
+                bound = word("bound", r.bound.id())
             ));
             if let Some(p) = r.prefill_seconds {
-                lines.push(format!(
-                    "prefill (time to first token) of {} prompt tokens × batch {}: ≥ {:.3} s at peak compute",
-                    crate::engine::units::group_thousands(scenario.prompt as i64),
-                    scenario.batch,
-                    p
+                lines.push(tr!(
+                    "explain.prefill",
+                    prompt = group_thousands(scenario.prompt as i64),
+                    batch = scenario.batch,
+                    seconds = format!("{p:.3}")
                 ));
             }
         }
-        _ => lines.push("decode: training plan, no decode ceiling".into()),
+        _ => lines.push(tr!("explain.no_decode")),
     }
     if let Some(f) = &plan.breakdown.decode_formula {
-        lines.push(format!("bytes per token: {f}"));
+        lines.push(tr!("explain.bytes_per_token", formula = formula(f)));
     }
     lines
 }
 
-/// Why the calibrated and seed conventions give a segment different sizes.
-pub fn convention_difference(kind: crate::engine::memory::SegmentKind) -> &'static str {
-    use crate::engine::memory::SegmentKind::*;
-    match kind {
-        Weights => {
-            "calibrated: real bits per weight with scales, embeddings and lm_head kept 16-bit; quick rules: fixed bytes per parameter"
-        }
-        KvCache => "the same formula in both (calibrated also splits it over tensor-parallel cards)",
-        Activations => {
-            "calibrated: per-layer saved tensors for this architecture, checkpointing and flash as set, the fp32 logits spike; quick rules: +15 % of the states (full) or textbook terms (LoRA)"
-        }
-        Gradients => {
-            "calibrated: by training precision, ZeRO-2/3 sharding, optimizer-in-backward; quick rules: 2 B per trainable parameter"
-        }
-        Optimizer => {
-            "calibrated: the chosen optimizer and precision, sharded or offloaded; quick rules: AdamW, fp32 moments + master"
-        }
-        Adapter => {
-            "calibrated: r × (d_in + d_out) for each targeted linear; quick rules: 0.5 % of the parameters at rank 16"
-        }
-        Overhead => {
-            "calibrated: CUDA context, allocator slack, dequantization and ZeRO-3 buffers, and the serving engine's share; quick rules: a flat 2 GB (none for full fine-tune)"
-        }
-    }
+/// Why the calibrated and quick rules give a segment different sizes, in the current
+/// language (`difference.<segment>`).
+pub fn convention_difference(kind: crate::engine::memory::SegmentKind) -> String {
+    crate::present::i18n::message(&format!("difference.{}", kind.id()))
 }

@@ -62,6 +62,20 @@ pub fn word_in(lang: Lang, group: &str, id: &str) -> String {
     if text == key { id.to_string() } else { text }
 }
 
+/// The message under a key built at run time ("knob.batch"), in the current language.
+pub fn message(key: &str) -> String {
+    rust_i18n::t!(key).into_owned()
+}
+
+/// A choice's label as the screen shows it (the planner, explain): `label.<group>.<id>` in
+/// the message files, else the engine's English `fallback`. Ids stay English in JSON and
+/// in flags; these are the words beside them.
+pub fn label(group: &str, id: &str, fallback: &str) -> String {
+    let key = format!("label.{group}.{id}");
+    let text = rust_i18n::t!(&key).into_owned();
+    if text == key { fallback.to_string() } else { text }
+}
+
 /// A parameter count: "8.03B" in English; in Chinese 亿 and 万 ("80.3 亿").
 pub fn params(n: u64) -> String {
     params_in(Lang::current(), n)

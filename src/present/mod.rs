@@ -31,6 +31,11 @@ pub fn option_label(gpus: &[Gpu], o: &FitOption) -> String {
     }
 }
 
+/// A segment's name as the planner and explain show it ("KV cache" / "KV 缓存").
+pub fn segment_label(kind: crate::engine::memory::SegmentKind) -> String {
+    i18n::label("segment", kind.id(), kind.label())
+}
+
 /// "fits" / "tight" / "no", in the current language.
 pub fn verdict_text(o: &FitOption) -> String {
     i18n::word("verdict", o.verdict.id())
@@ -83,21 +88,22 @@ pub fn compact_hours(hours: f64) -> String {
 pub fn hours_label(hours: f64) -> String {
     let h = hours.round() as u64;
     let what = match h {
-        1 => " (an hour)",
-        24 => " (a day)",
-        168 => " (a week)",
-        720 => " (a month)",
-        2160 => " (a quarter)",
-        8640 => " (a year)",
-        _ => "",
+        1 => "hour",
+        24 => "day",
+        168 => "week",
+        720 => "month",
+        2160 => "quarter",
+        8640 => "year",
+        _ => return crate::tr!("term.hours", hours = h),
     };
-    format!("{h} h{what}")
+    let key = format!("term.{what}");
+    crate::tr!(&key, hours = h)
 }
 
 /// When a fit is called tight: "< 5 GB free (2 GB/card)", "< 30 % margin".
 pub fn tight_rule_label(rule: TightRule) -> String {
     match rule {
-        TightRule::Seed => "< 5 GB free (2 GB/card)".into(),
-        TightRule::Margin(f) => format!("< {:.0} % margin", f * 100.0),
+        TightRule::Seed => crate::tr!("term.tight_quick"),
+        TightRule::Margin(f) => crate::tr!("term.tight_margin", percent = format!("{:.0}", f * 100.0)),
     }
 }

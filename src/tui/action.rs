@@ -22,12 +22,13 @@ impl Pane {
         Self::ALL[(i + Self::ALL.len() - 1) % Self::ALL.len()]
     }
 
-    pub fn title(self) -> &'static str {
+    /// The pane's title in the current language.
+    pub fn title(self) -> String {
         match self {
-            Pane::Models => "Models",
-            Pane::Workload => "Workload",
-            Pane::Bar => "Memory",
-            Pane::Cards => "Cards",
+            Pane::Models => crate::tr!("pane.models"),
+            Pane::Workload => crate::tr!("pane.workload"),
+            Pane::Bar => crate::tr!("pane.memory"),
+            Pane::Cards => crate::tr!("pane.cards"),
         }
     }
 }

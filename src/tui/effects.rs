@@ -27,21 +27,21 @@ fn file_stem(app: &App) -> String {
 /// Save the plan as TOML in the data folder, atomically; the status line says where.
 fn save(app: &mut App) {
     let Some(dir) = app.data_dir.as_ref().map(|d| d.join("plans")) else {
-        app.status = Some("cannot save: no data folder (set VRAMFIT_DATA)".into());
+        app.status = Some(crate::tr!("status.no_data_save"));
         return;
     };
     let path = dir.join(format!("{}.toml", file_stem(app)));
     let result = std::fs::create_dir_all(&dir).and_then(|_| app.plan_file().save(&path));
     app.status = Some(match result {
-        Ok(()) => format!("saved {}  (vramfit --open it)", path.display()),
-        Err(e) => format!("cannot save {}: {e}", path.display()),
+        Ok(()) => crate::tr!("status.saved", path = path.display()),
+        Err(e) => crate::tr!("status.cannot_save", path = path.display(), error = e),
     });
 }
 
 /// Export the screen as SVG and the plan as Markdown into the data folder.
 fn export(app: &mut App) {
     let Some(dir) = app.data_dir.as_ref().map(|d| d.join("exports")) else {
-        app.status = Some("cannot export: no data folder (set VRAMFIT_DATA)".into());
+        app.status = Some(crate::tr!("status.no_data_export"));
         return;
     };
     let area = if app.last_area.width > 0 {
@@ -63,7 +63,7 @@ fn export(app: &mut App) {
         .and_then(|_| crate::files::write_atomic(&svg_path, svg.as_bytes()))
         .and_then(|_| crate::files::write_atomic(&md_path, md.as_bytes()));
     app.status = Some(match result {
-        Ok(()) => format!("exported {} and .md", svg_path.display()),
-        Err(e) => format!("cannot export to {}: {e}", dir.display()),
+        Ok(()) => crate::tr!("status.exported", path = svg_path.display()),
+        Err(e) => crate::tr!("status.cannot_export", path = dir.display(), error = e),
     });
 }

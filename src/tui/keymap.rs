@@ -14,14 +14,17 @@ pub enum Scope {
 }
 
 pub struct Binding {
+    /// Names the binding's words in the message files: `keys.<id>.help` (the help
+    /// overlay) and `keys.<id>.hint` (the status bar, where `hint` is set).
+    pub id: &'static str,
     pub keys: &'static [(KeyCode, KeyModifiers)],
     /// How the help overlay writes the keys.
     pub label: &'static str,
     pub action: Action,
-    pub help: &'static str,
     pub scope: Scope,
-    /// Shown in the status bar hint line: the keys as written there, and the word.
-    pub hint: Option<(&'static str, &'static str)>,
+    /// Shown in the status bar hint line: the keys as written there (the word is
+    /// `keys.<id>.hint`).
+    pub hint: Option<&'static str>,
 }
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
@@ -30,94 +33,95 @@ const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 
 pub const BINDINGS: &[Binding] = &[
     Binding {
+        id: "quit",
         keys: &[(KeyCode::Char('q'), NONE), (KeyCode::Char('c'), CTRL)],
         label: "q  Ctrl-C",
         action: Action::Quit,
-        help: "quit",
         scope: Scope::Everywhere,
-        hint: Some(("q", "quit")),
+        hint: Some("q"),
     },
     Binding {
+        id: "back",
         keys: &[(KeyCode::Esc, NONE)],
         label: "Esc",
         action: Action::Back,
-        help: "close the overlay, or stop and clear the filter (never quits)",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "next_pane",
         keys: &[(KeyCode::Tab, NONE)],
         label: "Tab",
         action: Action::NextPane,
-        help: "next pane (models, workload, memory bar, cards)",
         scope: Scope::Everywhere,
-        hint: Some(("Tab", "pane")),
+        hint: Some("Tab"),
     },
     Binding {
+        id: "prev_pane",
         keys: &[(KeyCode::BackTab, SHIFT), (KeyCode::BackTab, NONE)],
         label: "Shift-Tab",
         action: Action::PrevPane,
-        help: "previous pane",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "up",
         keys: &[(KeyCode::Up, NONE), (KeyCode::Char('k'), NONE)],
         label: "↑  k",
         action: Action::Up,
-        help: "move up (model, knob, card)",
         scope: Scope::Everywhere,
-        hint: Some(("↑↓", "move")),
+        hint: Some("↑↓"),
     },
     Binding {
+        id: "down",
         keys: &[(KeyCode::Down, NONE), (KeyCode::Char('j'), NONE)],
         label: "↓  j",
         action: Action::Down,
-        help: "move down",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "left",
         keys: &[(KeyCode::Left, NONE), (KeyCode::Char('h'), NONE)],
         label: "←  h",
         action: Action::Left,
-        help: "decrease the focused knob / previous bar segment",
         scope: Scope::Everywhere,
-        hint: Some(("←→", "change")),
+        hint: Some("←→"),
     },
     Binding {
+        id: "right",
         keys: &[(KeyCode::Right, NONE), (KeyCode::Char('l'), NONE)],
         label: "→  l",
         action: Action::Right,
-        help: "increase the focused knob / next bar segment",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "page_up",
         keys: &[(KeyCode::PageUp, NONE)],
         label: "PgUp",
         action: Action::PageUp,
-        help: "page up",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "page_down",
         keys: &[(KeyCode::PageDown, NONE)],
         label: "PgDn",
         action: Action::PageDown,
-        help: "page down",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "home",
         keys: &[(KeyCode::Home, NONE), (KeyCode::Char('g'), NONE)],
         label: "Home  g",
         action: Action::Home,
-        help: "first row",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "end",
         keys: &[
             (KeyCode::End, NONE),
             (KeyCode::Char('G'), SHIFT),
@@ -125,175 +129,174 @@ pub const BINDINGS: &[Binding] = &[
         ],
         label: "End  G",
         action: Action::End,
-        help: "last row",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "select",
         keys: &[(KeyCode::Enter, NONE)],
         label: "Enter",
         action: Action::Select,
-        help: "cards: pin the bar to this card; again to unpin",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "start_filter",
         keys: &[(KeyCode::Char('/'), NONE)],
         label: "/",
         action: Action::StartFilter,
-        help: "filter models by name, family or size",
         scope: Scope::Everywhere,
-        hint: Some(("/", "filter")),
+        hint: Some("/"),
     },
     Binding {
+        id: "cycle_method",
         keys: &[(KeyCode::Char('m'), NONE)],
         label: "m",
         action: Action::CycleMethod,
-        help: "next method (inference, full, LoRA, QLoRA)",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "cycle_weights",
         keys: &[(KeyCode::Char('p'), NONE)],
         label: "p",
         action: Action::CycleWeights,
-        help: "next weight precision",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "cycle_kv",
         keys: &[(KeyCode::Char('v'), NONE)],
         label: "v",
         action: Action::CycleKv,
-        help: "next KV-cache precision",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "pin_a",
         keys: &[(KeyCode::Char('a'), NONE)],
         label: "a",
         action: Action::PinA,
-        help: "pin the current plan as A",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "compare",
         keys: &[(KeyCode::Char('b'), NONE)],
         label: "b",
         action: Action::Compare,
-        help: "compare A with the current plan (B), side by side",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "save",
         keys: &[(KeyCode::Char('w'), NONE)],
         label: "w",
         action: Action::Save,
-        help: "save the plan (TOML, data folder); open it with vramfit --open FILE",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "export",
         keys: &[(KeyCode::Char('x'), NONE)],
         label: "x",
         action: Action::Export,
-        help: "export the view as SVG and the plan as Markdown (data folder)",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "toggle_convention",
         keys: &[(KeyCode::Char('r'), NONE)],
         label: "r",
         action: Action::ToggleConvention,
-        help: "switch rules: calibrated / quick rules (explain compares them)",
         scope: Scope::Everywhere,
-        hint: Some(("r", "rules")),
+        hint: Some("r"),
     },
     Binding {
+        id: "context_up",
         keys: &[(KeyCode::Char(']'), NONE)],
         label: "]",
         action: Action::ContextUp,
-        help: "longer context",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "context_down",
         keys: &[(KeyCode::Char('['), NONE)],
         label: "[",
         action: Action::ContextDown,
-        help: "shorter context",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "batch_up",
         keys: &[(KeyCode::Char('}'), SHIFT), (KeyCode::Char('}'), NONE)],
         label: "}",
         action: Action::BatchUp,
-        help: "bigger batch",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "batch_down",
         keys: &[(KeyCode::Char('{'), SHIFT), (KeyCode::Char('{'), NONE)],
         label: "{",
         action: Action::BatchDown,
-        help: "smaller batch",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "toggle_combos",
         keys: &[(KeyCode::Char('c'), NONE)],
         label: "c",
         action: Action::ToggleCombos,
-        help: "cards: one row per card / every 2-4-8 combo",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "explain",
         keys: &[(KeyCode::Char('e'), NONE)],
         label: "e",
         action: Action::Explain,
-        help: "explain the focused segment or card: formula with your numbers",
         scope: Scope::Everywhere,
-        hint: Some(("e", "explain")),
+        hint: Some("e"),
     },
     Binding {
+        id: "to_fit",
         keys: &[(KeyCode::Char('f'), NONE)],
         label: "f",
         action: Action::ToFit,
-        help: "what would make it fit on this card: each change, Enter applies it",
         scope: Scope::Everywhere,
-        hint: Some(("f", "to fit")),
+        hint: Some("f"),
     },
     Binding {
+        id: "undo",
         keys: &[(KeyCode::Char('u'), NONE)],
         label: "u",
         action: Action::Undo,
-        help: "undo the change applied from the to-fit list",
         scope: Scope::Everywhere,
         hint: None,
     },
     Binding {
+        id: "help",
         keys: &[(KeyCode::Char('?'), SHIFT), (KeyCode::Char('?'), NONE)],
         label: "?",
         action: Action::Help,
-        help: "this help",
         scope: Scope::Everywhere,
-        hint: Some(("?", "help")),
+        hint: Some("?"),
     },
     Binding {
+        id: "end_filter",
         keys: &[(KeyCode::Enter, NONE), (KeyCode::Tab, NONE)],
         label: "Enter",
         action: Action::EndFilter,
-        help: "keep the filter and stop typing",
         scope: Scope::Filter,
         hint: None,
     },
     Binding {
+        id: "filter_backspace",
         keys: &[(KeyCode::Backspace, NONE)],
         label: "Backspace",
         action: Action::FilterBackspace,
-        help: "delete a character",
         scope: Scope::Filter,
         hint: None,
     },
@@ -324,7 +327,25 @@ pub fn action_for(key: &KeyEvent, filtering: bool) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// The status bar's hint: "Tab pane  ↑↓ move  ←→ change …".
-pub fn hints() -> Vec<(&'static str, &'static str)> {
-    BINDINGS.iter().filter_map(|b| b.hint).collect()
+impl Binding {
+    /// What the key does, for the help overlay, in the current language.
+    pub fn help(&self) -> String {
+        crate::present::i18n::message(&format!("keys.{}.help", self.id))
+    }
+}
+
+/// The status bar's hint: "Tab pane  ↑↓ move  ←→ change …", the words in the current
+/// language.
+pub fn hints() -> Vec<(&'static str, String)> {
+    BINDINGS
+        .iter()
+        .filter_map(|b| {
+            b.hint.map(|keys| {
+                (
+                    keys,
+                    crate::present::i18n::message(&format!("keys.{}.hint", b.id)),
+                )
+            })
+        })
+        .collect()
 }

@@ -122,36 +122,44 @@ impl Knob {
         }
     }
 
-    pub fn label(self, method: Method) -> &'static str {
+    /// The row's name in the current language (`knob.<id>` in the message files).
+    pub fn label(self, method: Method) -> String {
+        if self == Knob::Context && method.is_training() {
+            return crate::tr!("knob.sequence");
+        }
+        crate::present::i18n::message(&format!("knob.{}", self.id()))
+    }
+
+    /// The row's id, as the message files name it.
+    pub fn id(self) -> &'static str {
         match self {
-            Knob::Method => "Method",
-            Knob::Weights => "Weights",
-            Knob::Kv => "KV cache",
-            Knob::Context if method.is_training() => "Sequence",
-            Knob::Context => "Context",
-            Knob::Batch => "Batch",
-            Knob::LoraRank => "LoRA rank",
-            Knob::LoraTargets => "Targets",
-            Knob::Optimizer => "Optimizer",
-            Knob::Precision => "Precision",
-            Knob::Checkpointing => "Checkpoint",
-            Knob::FlashAttention => "Flash attn",
-            Knob::FusedCe => "Fused CE",
-            Knob::OptimizerInBackward => "Opt in bwd",
-            Knob::Zero => "ZeRO",
-            Knob::Offload => "Offload",
-            Knob::Cards => "Cards",
-            Knob::Split => "Split",
-            Knob::Prompt => "Prompt",
-            Knob::GpuUtil => "GPU util",
-            Knob::Convention => "Rules",
-            Knob::Tight => "Tight when",
-            Knob::Hours => "Rent for",
-            Knob::Currency => "Currency",
-            Knob::Rank => "Rank by",
-            Knob::TrainTokens => "Train tok",
-            Knob::Epochs => "Epochs",
-            Knob::Utilization => "Utilization",
+            Knob::Method => "method",
+            Knob::Weights => "weights",
+            Knob::Kv => "kv",
+            Knob::Context => "context",
+            Knob::Batch => "batch",
+            Knob::LoraRank => "lora_rank",
+            Knob::LoraTargets => "lora_targets",
+            Knob::Optimizer => "optimizer",
+            Knob::Precision => "precision",
+            Knob::Checkpointing => "checkpointing",
+            Knob::FlashAttention => "flash_attention",
+            Knob::FusedCe => "fused_ce",
+            Knob::OptimizerInBackward => "optimizer_in_backward",
+            Knob::Zero => "zero",
+            Knob::Offload => "offload",
+            Knob::Cards => "cards",
+            Knob::Split => "split",
+            Knob::Prompt => "prompt",
+            Knob::GpuUtil => "gpu_util",
+            Knob::Convention => "convention",
+            Knob::Tight => "tight",
+            Knob::Hours => "hours",
+            Knob::Currency => "currency",
+            Knob::Rank => "rank",
+            Knob::TrainTokens => "train_tokens",
+            Knob::Epochs => "epochs",
+            Knob::Utilization => "utilization",
         }
     }
 
@@ -176,56 +184,65 @@ impl Knob {
 
     /// Value text of a knob, for the workload pane.
     pub fn value(self, sc: &Scenario, sort_by: SortBy) -> String {
-        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+        use crate::present::i18n::label;
+        use crate::tr;
+        let on = |b: bool| if b { tr!("tui.on") } else { tr!("tui.off") };
         match self {
-            Knob::Method => sc.method.label().into(),
+            Knob::Method => label("method", sc.method.id(), sc.method.label()),
             Knob::Weights => sc.weights.label().into(),
             Knob::Kv => sc.kv.label().into(),
             Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
             Knob::Batch => sc.batch.to_string(),
             Knob::LoraRank => sc.lora_rank.to_string(),
-            Knob::LoraTargets => sc.lora_targets.label().into(),
-            Knob::Optimizer => sc.optimizer.label().into(),
-            Knob::Precision => sc.training_precision.label().into(),
+            Knob::LoraTargets => label("targets", sc.lora_targets.id(), sc.lora_targets.label()),
+            Knob::Optimizer => label("optimizer", sc.optimizer.id(), sc.optimizer.label()),
+            Knob::Precision => label(
+                "training_precision",
+                sc.training_precision.id(),
+                sc.training_precision.label(),
+            ),
             Knob::Checkpointing => on(sc.checkpointing),
             Knob::FlashAttention => on(sc.flash_attention),
             Knob::FusedCe => on(sc.fused_ce),
             Knob::OptimizerInBackward => on(sc.optimizer_in_backward),
-            Knob::Zero => format!("stage {}", sc.zero),
-            Knob::Offload => sc.offload.label().into(),
+            Knob::Zero => tr!("tui.zero_stage", stage = sc.zero),
+            Knob::Offload => label("offload", sc.offload.id(), sc.offload.label()),
             Knob::Cards => {
                 if sc.cards == 1 {
                     let most = crate::engine::plan::candidate_counts(sc)
                         .last()
                         .copied()
                         .unwrap_or(8);
-                    format!("1 (combos of 2–{most} listed)")
+                    tr!("tui.cards_one", most = most)
                 } else {
-                    format!("{} per plan", sc.cards)
+                    tr!("tui.cards_per_plan", cards = sc.cards)
                 }
             }
-            Knob::Split => sc.split.label().into(),
+            Knob::Split => label("split", sc.split.id(), sc.split.label()),
             Knob::Prompt => crate::engine::units::group_thousands(sc.prompt as i64),
             Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
-            Knob::Convention => sc.convention.label().into(),
+            Knob::Convention => label("convention", sc.convention.id(), sc.convention.label()),
             Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
             Knob::Hours => crate::present::hours_label(sc.rent.hours),
             Knob::Currency if sc.rent.display_currency == "CNY" => {
-                format!("CNY ({} CNY per USD)", sc.rent.rates.usd_cny)
+                tr!("tui.cny_rate", rate = sc.rent.rates.usd_cny)
             }
             Knob::Currency => sc.rent.display_currency.clone(),
-            Knob::Rank => sort_by.label().into(),
+            Knob::Rank => label("rank", sort_by.id(), sort_by.label()),
             Knob::TrainTokens => match sc.rent.train_tokens {
-                Some(t) => format!(
-                    "{} tokens",
-                    crate::engine::units::format_params(t)
+                Some(t) => tr!(
+                    "tui.train_tokens",
+                    tokens = crate::engine::units::format_params(t)
                         .replace('B', " B")
                         .replace('M', " M")
                 ),
-                None => "off (no time to finish)".into(),
+                None => tr!("tui.train_off"),
             },
             Knob::Epochs => sc.rent.epochs.to_string(),
-            Knob::Utilization => format!("{:.0} % of peak", sc.rent.utilization * 100.0),
+            Knob::Utilization => tr!(
+                "tui.of_peak",
+                percent = format!("{:.0}", sc.rent.utilization * 100.0)
+            ),
         }
     }
 

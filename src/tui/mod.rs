@@ -54,9 +54,7 @@ pub fn run(mut app: App, detect: bool) -> color_eyre::Result<()> {
     }
     use std::io::IsTerminal;
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-        return Err(color_eyre::eyre::eyre!(
-            "the planner needs an interactive terminal; for scripts use `vramfit plan` (see `vramfit --help`)"
-        ));
+        return Err(color_eyre::eyre::eyre!(crate::tr!("status.needs_terminal")));
     }
     let mut terminal = ratatui::try_init()?;
     if mouse {

@@ -8,6 +8,7 @@ use super::theme::Theme;
 use super::ui;
 use crate::catalog::Catalog;
 use crate::engine::{Method, Scenario, WeightPrecision};
+use crate::lang::Lang;
 
 /// One state: name, what it shows, size, theme, and how to get there from a fresh app.
 pub struct State {
@@ -16,6 +17,8 @@ pub struct State {
     pub width: u16,
     pub height: u16,
     pub theme: &'static str,
+    /// The language the screen is drawn in.
+    pub lang: Lang,
     pub setup: fn(&mut App),
 }
 
@@ -50,7 +53,10 @@ fn eight_on_4090(app: &mut App) {
 
 fn seventy_fp8(app: &mut App) {
     app.select_model("llama-3.1-70b");
-    app.set_scenario(Scenario::seed_inference(WeightPrecision::Fp8).calibrated());
+    let mut sc = Scenario::seed_inference(WeightPrecision::Fp8).calibrated();
+    // The screen's currency stays (yuan on a Chinese screen).
+    sc.rent.display_currency = app.scenario.rent.display_currency.clone();
+    app.set_scenario(sc);
     pin(app, "h100-pcie", 1);
 }
 
@@ -61,6 +67,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |_| {},
     },
     State {
@@ -69,6 +76,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |_| {},
     },
     State {
@@ -77,6 +85,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             eight_on_4090(a);
             a.focus = Pane::Cards;
@@ -88,6 +97,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
 
@@ -100,6 +110,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
         },
@@ -110,6 +121,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-8b");
             a.set_scenario(Scenario::seed_training(Method::Full).calibrated());
@@ -121,6 +133,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("qwen3-14b");
             a.set_scenario(Scenario::seed_training(Method::Lora).calibrated());
@@ -134,6 +147,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
             a.all_combos = true;
@@ -146,6 +160,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
             a.focus = Pane::Bar;
@@ -158,6 +173,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
             a.focus = Pane::Cards;
@@ -170,6 +186,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.update(Action::Help);
         },
@@ -180,6 +197,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.update(Action::StartFilter);
             for c in "qwen3".chars() {
@@ -193,6 +211,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "mono",
+        lang: Lang::En,
         setup: seventy_fp8,
     },
     State {
@@ -201,6 +220,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "light",
+        lang: Lang::En,
         setup: seventy_fp8,
     },
     State {
@@ -209,6 +229,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "high-contrast",
+        lang: Lang::En,
         setup: seventy_fp8,
     },
     State {
@@ -217,6 +238,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             eight_on_4090(a);
             a.focus = Pane::Cards;
@@ -228,6 +250,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-8b");
             a.set_scenario(Scenario::seed_training(Method::Full).calibrated());
@@ -239,6 +262,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("qwen3-14b");
             a.set_scenario(Scenario::seed_training(Method::Lora).calibrated());
@@ -250,6 +274,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
         },
@@ -260,6 +285,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("qwen3-14b");
             a.set_scenario(Scenario::seed_training(Method::Lora).calibrated());
@@ -274,6 +300,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
             a.focus = Pane::Cards;
@@ -286,6 +313,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.update(Action::Help);
         },
@@ -296,6 +324,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "mono",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
             a.set_scenario(Scenario {
@@ -310,6 +339,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
             a.update(Action::ToggleConvention);
@@ -322,6 +352,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-8b");
             a.set_scenario(Scenario::seed_training(Method::Qlora).calibrated());
@@ -334,6 +365,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.set_scenario(Scenario {
                 cards: 8,
@@ -350,6 +382,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.set_scenario(Scenario {
                 batch: 32,
@@ -364,6 +397,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.set_scenario(Scenario {
                 batch: 32,
@@ -380,6 +414,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-8b");
             let mut sc = Scenario::seed_training(Method::Lora).calibrated();
@@ -395,6 +430,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-8b");
             let mut sc = Scenario::seed_training(Method::Qlora).calibrated();
@@ -411,6 +447,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.update(Action::PinA);
             a.update(Action::CycleWeights);
@@ -425,6 +462,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.update(Action::PinA);
             a.update(Action::CycleMethod);
@@ -437,6 +475,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-405b");
         },
@@ -447,6 +486,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-405b");
         },
@@ -457,6 +497,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("llama-3.1-405b");
             let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
@@ -472,6 +513,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             pin(a, "h100-sxm", 2);
             a.focus = Pane::Cards;
@@ -483,6 +525,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
             a.update(Action::ToFit);
@@ -494,6 +537,7 @@ pub const STATES: &[State] = &[
         width: 160,
         height: 48,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             seventy_fp8(a);
             a.update(Action::ToFit);
@@ -506,6 +550,7 @@ pub const STATES: &[State] = &[
         width: 80,
         height: 24,
         theme: "default",
+        lang: Lang::En,
         setup: |a| {
             a.select_model("qwen3-14b");
             two_4090s_here(a);
@@ -518,7 +563,134 @@ pub const STATES: &[State] = &[
         width: 50,
         height: 15,
         theme: "default",
+        lang: Lang::En,
         setup: |_| {},
+    },
+    State {
+        name: "zh-inference-80x24",
+        about: "中文: the start screen in Chinese (prices in yuan)",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |_| {},
+    },
+    State {
+        name: "zh-inference-160x48",
+        about: "中文: the start screen on a large terminal",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |_| {},
+    },
+    State {
+        name: "zh-qlora-80x24",
+        about: "中文: QLoRA of a 70B, the training knobs",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            let mut sc = Scenario::seed_training(Method::Qlora).calibrated();
+            sc.rent.display_currency = a.scenario.rent.display_currency.clone();
+            a.set_scenario(sc);
+            a.focus = Pane::Workload;
+        },
+    },
+    State {
+        name: "zh-training-160x48",
+        about: "中文: a LoRA fine-tune with every training knob and the time to finish",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            a.select_model("llama-3.1-8b");
+            a.update(Action::CycleMethod);
+            a.update(Action::CycleMethod);
+            let mut sc = a.scenario.clone();
+            sc.rent.train_tokens = Some(100_000_000);
+            a.set_scenario(sc);
+        },
+    },
+    State {
+        name: "zh-explain-80x24",
+        about: "中文: explain, every segment's formula",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            seventy_fp8(a);
+            a.focus = Pane::Bar;
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "zh-explain-card-160x48",
+        about: "中文: explain a card",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            seventy_fp8(a);
+            a.focus = Pane::Cards;
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "zh-help-80x24",
+        about: "中文: help",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            a.update(Action::Help);
+        },
+    },
+    State {
+        name: "zh-tofit-160x48",
+        about: "中文: what would make it fit",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            seventy_fp8(a);
+            a.update(Action::ToFit);
+        },
+    },
+    State {
+        name: "zh-ab-80x24",
+        about: "中文: A/B comparison",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            a.update(Action::PinA);
+            a.update(Action::CycleWeights);
+            a.update(Action::CycleWeights);
+            a.update(Action::Compare);
+        },
+    },
+    State {
+        name: "zh-nothing-fits-160x48",
+        about: "中文: nothing fits, the closest first",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::Zh,
+        setup: |a| {
+            a.select_model("llama-3.1-405b");
+            let mut sc = a.scenario.clone();
+            sc.context = 131_072;
+            sc.batch = 64;
+            a.set_scenario(sc);
+        },
     },
 ];
 
@@ -538,10 +710,19 @@ pub fn render(app: &mut App, width: u16, height: u16) -> Buffer {
     ui::render_to_buffer(app, width, height)
 }
 
-/// Draw a named state.
+/// The language is one setting for the whole process: a state's strings are made and drawn
+/// while this is held, so two states in different languages never mix (tests run in threads).
+static LANGUAGE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Draw a named state in its language; the language is English again afterwards.
 pub fn render_state(state: &State) -> (App, Buffer) {
+    let _held = LANGUAGE.lock().unwrap_or_else(|e| e.into_inner());
+    state.lang.make_current();
     let mut app = fresh_app(state.theme);
+    // A Chinese screen prices in yuan, as the planner does under `--lang zh`.
+    app.scenario.rent.display_currency = state.lang.default_currency().into();
     (state.setup)(&mut app);
     let buf = render(&mut app, state.width, state.height);
+    Lang::En.make_current();
     (app, buf)
 }

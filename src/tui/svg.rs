@@ -92,6 +92,11 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// Monospace faces first, then faces with Chinese glyphs (Linux, macOS, Windows), so a
+/// Chinese screen draws in whichever the viewer has.
+const FONTS: &str = "DejaVu Sans Mono, Menlo, Consolas, 'Noto Sans Mono CJK SC', 'Noto Sans CJK SC', \
+                     'Source Han Sans SC', 'WenQuanYi Zen Hei Mono', 'PingFang SC', 'Microsoft YaHei', monospace";
+
 /// The buffer as an SVG document. `fg`/`bg` stand for the terminal's own colours.
 pub fn buffer_to_svg(buf: &Buffer, fg: Color, bg: Color) -> String {
     let area = buf.area;
@@ -100,7 +105,7 @@ pub fn buffer_to_svg(buf: &Buffer, fg: Color, bg: Color) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{FONT_SIZE}">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{FONTS}" font-size="{FONT_SIZE}">"#
     );
     let _ = writeln!(
         out,
@@ -120,8 +125,9 @@ pub fn buffer_to_svg(buf: &Buffer, fg: Color, bg: Color) -> String {
                     break;
                 }
                 let sym = c.symbol();
-                text.push_str(if sym.is_empty() { "" } else { sym });
-                x += 1;
+                text.push_str(sym);
+                // A wide (CJK) character covers the next cell too; that cell draws nothing.
+                x += (crate::text::width(sym) as u16).clamp(1, area.width - x);
             }
             let (mut f, mut b) = (hex(key.0, fg), hex(key.1, bg));
             if key.2.contains(Modifier::REVERSED) {
@@ -185,6 +191,12 @@ mod tests {
             "{svg}"
         );
         assert_eq!(indexed(196), "#ff0000");
+        // A Chinese word: one character per two cells, and a font that has it.
+        let mut buf = Buffer::empty(Rect::new(0, 0, 7, 1));
+        buf.set_string(0, 0, "显存 ok", Style::default());
+        let svg = buffer_to_svg(&buf, Color::White, Color::Black);
+        assert!(svg.contains(">显存 ok</text>"), "{svg}");
+        assert!(svg.contains("Noto Sans CJK SC"), "{svg}");
         assert_eq!(indexed(244), "#808080");
     }
 }

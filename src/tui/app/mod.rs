@@ -323,7 +323,7 @@ impl App {
         self.scenario = scenario;
         self.recompute();
         self.pin(Some((target.gpu, target.count)));
-        self.status = Some(format!("applied: {label} · u undoes it"));
+        self.status = Some(crate::tr!("status.applied", change = label));
     }
 
     /// `u`: back to the scenario and pin before the last applied change.
@@ -333,9 +333,9 @@ impl App {
                 self.scenario = scenario;
                 self.recompute();
                 self.pin(pinned);
-                self.status = Some("undone".into());
+                self.status = Some(crate::tr!("status.undone"));
             }
-            None => self.status = Some("nothing to undo".into()),
+            None => self.status = Some(crate::tr!("status.nothing_to_undo")),
         }
     }
 
@@ -487,7 +487,7 @@ impl App {
                     self.overlay = Overlay::Compare;
                     self.overlay_scroll = 0;
                 } else {
-                    self.status = Some("nothing pinned yet: a pins the current plan as A".into());
+                    self.status = Some(crate::tr!("status.nothing_pinned"));
                 }
             }
             // Files are written outside the state update (see `tui::effects`).
@@ -542,7 +542,7 @@ impl App {
             plan: self.plan.clone(),
             target: self.target().map(|o| (o.gpu, o.count)),
         });
-        self.status = Some("pinned as A: change anything, then b compares A and B".into());
+        self.status = Some(crate::tr!("status.pinned_a"));
     }
 
     fn set_model(&mut self, index: usize) {

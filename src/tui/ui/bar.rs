@@ -143,11 +143,15 @@ impl MemoryBar<'_> {
             if let Some(mx) = margin_x {
                 buf.set_string(mx, y, "┆", t.margin);
             }
-            let over =
-                (g.total > g.capacity).then(|| format!("over by {:.2} GB", to_gb(g.total - g.capacity)));
+            let over = (g.total > g.capacity)
+                .then(|| crate::tr!("tui.over_by", gb = format!("{:.2}", to_gb(g.total - g.capacity))));
             let per_card = o.capacity_bytes / f64::from(o.count);
             let cap_gb = if g.capacity < per_card * 0.999 {
-                format!("{:.1} GB usable of {:.1}", to_gb(g.capacity), to_gb(per_card))
+                crate::tr!(
+                    "tui.usable_of",
+                    usable = format!("{:.1}", to_gb(g.capacity)),
+                    of = format!("{:.1}", to_gb(per_card))
+                )
             } else {
                 format!("{:.0} GB", to_gb(g.capacity))
             };
@@ -155,7 +159,7 @@ impl MemoryBar<'_> {
                 Some(over) => format!("{cap_gb} · {over}"),
                 None => cap_gb.clone(),
             };
-            let len = label.chars().count() as u16;
+            let len = crate::text::width(&label) as u16;
             let start = if cap_x + 2 + len <= area.x + g.width {
                 cap_x + 2
             } else {
@@ -164,16 +168,17 @@ impl MemoryBar<'_> {
             };
             buf.set_string(start, y, &cap_gb, t.capacity);
             if let Some(over) = &over {
-                let over_x = start + cap_gb.chars().count() as u16;
+                let over_x = start + crate::text::width(&cap_gb) as u16;
                 buf.set_string(over_x, y, " · ", t.text);
                 buf.set_string(over_x + 3, y, over, t.no.add_modifier(Modifier::BOLD));
             }
             if let Some(mx) = margin_x {
-                let word = " tight";
-                let fits_between = mx + 1 + word.len() as u16 <= cap_x;
-                let clear_of_label = mx + 1 >= start + len || mx + 1 + word.len() as u16 <= start;
+                let word = format!(" {}", crate::present::i18n::word("verdict", "tight"));
+                let word_width = crate::text::width(&word) as u16;
+                let fits_between = mx + 1 + word_width <= cap_x;
+                let clear_of_label = mx + 1 >= start + len || mx + 1 + word_width <= start;
                 if fits_between && clear_of_label {
-                    buf.set_string(mx + 1, y, word, t.margin.add_modifier(Modifier::DIM));
+                    buf.set_string(mx + 1, y, &word, t.margin.add_modifier(Modifier::DIM));
                 }
             }
         }
@@ -193,7 +198,7 @@ impl MemoryBar<'_> {
                 let text = if short {
                     format!(" {} {:.1}", short_label(*kind), to_gb(*bytes))
                 } else {
-                    format!(" {} {:.2}", kind.label(), to_gb(*bytes))
+                    format!(" {} {:.2}", crate::present::segment_label(*kind), to_gb(*bytes))
                 };
                 spans.push(Span::styled(look.symbol.clone(), look.style));
                 spans.push(Span::styled(text, label_style));
@@ -219,25 +224,18 @@ impl MemoryBar<'_> {
     }
 }
 
-/// Four-letter segment names for narrow legends.
-fn short_label(kind: SegmentKind) -> &'static str {
-    match kind {
-        SegmentKind::Weights => "wts",
-        SegmentKind::KvCache => "KV",
-        SegmentKind::Activations => "act",
-        SegmentKind::Gradients => "grad",
-        SegmentKind::Optimizer => "opt",
-        SegmentKind::Adapter => "adpt",
-        SegmentKind::Overhead => "ovh",
-    }
+/// Four-column segment names for narrow legends (`segment_short.<id>`).
+fn short_label(kind: SegmentKind) -> String {
+    crate::present::i18n::message(&format!("segment_short.{}", kind.id()))
 }
 
 /// Verdict as glyph + word + style, so it reads without colour.
 pub fn verdict_word(v: Verdict, t: &Theme) -> (String, Style) {
+    let word = crate::present::i18n::word("verdict", v.id());
     match v {
-        Verdict::Fits => ("✓ fits".into(), t.fits),
-        Verdict::Tight => ("! tight".into(), t.tight),
-        Verdict::No => ("✗ no".into(), t.no),
+        Verdict::Fits => (format!("✓ {word}"), t.fits),
+        Verdict::Tight => (format!("! {word}"), t.tight),
+        Verdict::No => (format!("✗ {word}"), t.no),
     }
 }
 

@@ -8,6 +8,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use crate::engine::Choice;
 use crate::engine::units::{group_thousands, to_gb};
+use crate::tr;
 use crate::tui::app::App;
 
 pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
@@ -17,8 +18,8 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
         .border_style(t.border)
         .title(Line::styled(
             match app.target() {
-                Some(o) if o.count > 1 => format!(" Breakdown per card of {} ", o.count),
-                _ => " Breakdown ".to_string(),
+                Some(o) if o.count > 1 => format!(" {} ", tr!("tui.breakdown_per_card", cards = o.count)),
+                _ => format!(" {} ", tr!("tui.breakdown")),
             },
             t.header,
         ));
@@ -34,7 +35,7 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
             Row::new(vec![
                 Cell::from(Line::from(vec![
                     Span::styled(look.symbol.clone(), look.style),
-                    Span::styled(format!(" {}", s.kind.label()), t.text),
+                    Span::styled(format!(" {}", crate::present::segment_label(s.kind)), t.text),
                 ])),
                 Cell::from(Line::styled(format!("{:>9.2} GB", to_gb(s.bytes)), t.text)),
                 Cell::from(Line::styled(
@@ -45,7 +46,10 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
         })
         .collect();
     rows.push(Row::new(vec![
-        Cell::from(Line::styled("  total", t.text.add_modifier(Modifier::BOLD))),
+        Cell::from(Line::styled(
+            format!("  {}", tr!("plan.total")),
+            t.text.add_modifier(Modifier::BOLD),
+        )),
         Cell::from(Line::styled(
             format!("{:>9.2} GB", to_gb(total)),
             t.text.add_modifier(Modifier::BOLD),
@@ -53,20 +57,17 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
         Cell::from(""),
     ]));
     let kv = if shown.host_bytes > 0.0 {
-        format!(
-            "host RAM {:.2} GB (offloaded or paged state)",
-            to_gb(shown.host_bytes)
-        )
+        tr!("tui.host_ram", gb = format!("{:.2}", to_gb(shown.host_bytes)))
     } else {
-        format!(
-            "KV {} B/token ({})",
-            group_thousands(app.plan.kv_bytes_per_token as i64),
-            app.scenario.kv.label()
+        tr!(
+            "tui.kv_per_token",
+            bytes = group_thousands(app.plan.kv_bytes_per_token as i64),
+            precision = app.scenario.kv.label()
         )
     };
     let decode = shown
         .decode_bytes_per_token
-        .map(|b| format!(" · decode reads {:.2} GB/token", to_gb(b)))
+        .map(|b| format!(" · {}", tr!("tui.decode_reads", gb = format!("{:.2}", to_gb(b)))))
         .unwrap_or_default();
     let table = Table::new(
         rows,
@@ -79,8 +80,10 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
     let [table_area, foot] =
         ratatui::layout::Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
     frame.render_widget(table, table_area);
-    frame.render_widget(
-        Paragraph::new(Line::styled(format!(" {kv}{decode}"), t.dim)),
-        foot,
-    );
+    // The decode figure only where it fits whole; a cut phrase reads as a wrong one.
+    let mut footer = format!(" {kv}");
+    if crate::text::width(&footer) + crate::text::width(&decode) <= usize::from(foot.width) {
+        footer.push_str(&decode);
+    }
+    frame.render_widget(Paragraph::new(Line::styled(footer, t.dim)), foot);
 }

@@ -11,6 +11,8 @@ use crate::engine::FitOption;
 use crate::engine::gpu::{HOURS_PER_MONTH, LinkKind};
 use crate::engine::serving::Bound;
 use crate::engine::units::to_gb;
+use crate::present::i18n::{formula, word};
+use crate::tr;
 use crate::tui::action::Pane;
 use crate::tui::app::App;
 
@@ -42,26 +44,37 @@ impl Columns {
     }
 
     fn header(&self) -> Row<'static> {
-        let mut header: Vec<String> = [
-            "  fit",
-            "card",
-            "free/card",
-            if self.cny { "¥/month" } else { "$/month" },
-        ]
-        .map(String::from)
-        .to_vec();
+        let mut header: Vec<String> = vec![
+            format!("  {}", tr!("tui.col_fit")),
+            tr!("tui.col_card"),
+            tr!("tui.col_free"),
+            if self.cny {
+                tr!("tui.col_cny_month")
+            } else {
+                tr!("tui.col_usd_month")
+            },
+        ];
         if self.term {
-            header.push(format!("{:.0} h", self.hours));
+            header.push(tr!("column.hours", hours = format!("{:.0}", self.hours)));
         }
         if self.finish {
-            header.push("finish".into());
+            header.push(tr!("tui.col_finish"));
         }
-        header.push(if self.training { "" } else { "decode ≤" }.into());
+        header.push(if self.training {
+            String::new()
+        } else {
+            tr!("tui.col_decode")
+        });
         if !self.training {
-            header.push("seqs".into());
+            header.push(tr!("tui.col_seqs"));
         }
         if self.wide {
-            header.extend(["used", "spot", "split link GB/s", "note"].map(String::from));
+            header.extend([
+                tr!("tui.col_used"),
+                tr!("tui.col_spot"),
+                tr!("tui.col_link"),
+                tr!("tui.col_note"),
+            ]);
         }
         Row::new(
             header
@@ -72,8 +85,14 @@ impl Columns {
     }
 
     fn widths(&self) -> Vec<Constraint> {
+        // The verdict column holds the widest verdict word with its marks ("▶✗ no").
+        let verdict = ["fits", "tight", "no"]
+            .iter()
+            .map(|v| crate::text::width(&word("verdict", v)))
+            .max()
+            .unwrap_or(5);
         let mut widths = vec![
-            Constraint::Length(8),
+            Constraint::Length((verdict as u16 + 3).max(8)),
             // The card's name comes first: at least 26 columns where the screen has them.
             Constraint::Min(if self.wide { 26 } else { 16 }),
             Constraint::Length(9),
@@ -104,16 +123,19 @@ impl Columns {
 pub fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     let t = app.theme.clone();
     let mode = if app.all_combos {
-        " all combos · c: one per card"
+        format!(" {}", tr!("tui.mode_all_combos"))
     } else {
-        " one row per card · c: all combos"
+        format!(" {}", tr!("tui.mode_one_per_card"))
     };
     let mode = match app.local {
         Some(_) => format!(
-            "{mode} · this machine: {:.1} GB in use",
-            app.local_used_bytes as f64 / 1e9
+            "{mode} · {}",
+            tr!(
+                "tui.machine_in_use",
+                gb = format!("{:.1}", app.local_used_bytes as f64 / 1e9)
+            )
         ),
-        None => mode.to_string(),
+        None => mode,
     };
     let block = block(app, Pane::Cards, pane_title(app, Pane::Cards, &mode));
     let inner = block.inner(area);
@@ -142,10 +164,7 @@ pub fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     if nothing_fits {
         // Nothing fits: say so above the rows, which list the closest options first.
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                " ✗ nothing in the catalog holds this plan · closest first, short per card:",
-                t.no,
-            )),
+            Paragraph::new(Line::styled(format!(" ✗ {}", tr!("tui.nothing_holds")), t.no)),
             Rect { height: 1, ..inner },
         );
         table_area.y += 1;
@@ -205,7 +224,11 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         (Some(tps), Some(r)) if o.verdict.is_fit() => {
             format!(
                 "{tps:.0}/s {}",
-                if r.bound == Bound::Compute { "cmp" } else { "bw" }
+                if r.bound == Bound::Compute {
+                    tr!("tui.bound_compute")
+                } else {
+                    tr!("tui.bound_bandwidth")
+                }
             )
         }
         _ => String::new(),
@@ -222,8 +245,8 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         cells.push(Cell::from(link_text(app, o)));
         cells.push(Cell::from(
             o.reason
-                .map(|r| r.short_text())
-                .or_else(|| o.tp_over_pcie.then(|| "⚠ TP over PCIe".to_string()))
+                .map(|r| formula(&r.short_text()).into_owned())
+                .or_else(|| o.tp_over_pcie.then(|| format!("⚠ {}", tr!("tui.tp_over_pcie"))))
                 .unwrap_or_default(),
         ));
     }
@@ -239,11 +262,13 @@ fn link_text(app: &App, o: &FitOption) -> String {
     let kind = if o.link.kind == LinkKind::Pcie {
         format!("PCIe{}", g.pcie_gen.map_or(String::new(), |n| n.to_string()))
     } else {
-        o.link.kind.short_label().to_string()
+        let short = o.link.kind.short_label();
+        // "bridge" and "none" are words; NVLink, IF, RoCE are names.
+        crate::present::i18n::label("link", short, short)
     };
     format!(
         "{} {kind} {:.0}{}",
-        o.split.id(),
+        word("split", o.split.id()),
         o.link.gbs,
         if o.count > 8 { " +net" } else { "" }
     )

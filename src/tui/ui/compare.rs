@@ -7,6 +7,10 @@ use ratatui::text::{Line, Span, Text};
 use super::popup;
 use crate::engine::Choice;
 use crate::engine::units::{group_thousands, to_gb};
+use crate::present::i18n::{label, word};
+use crate::present::segment_label;
+use crate::text::{pad, width};
+use crate::tr;
 use crate::tui::app::App;
 
 /// One side of the comparison, as (label, value) rows.
@@ -21,22 +25,30 @@ fn side_rows(
     let rent = &sc.rent;
     let money = |v: f64| crate::present::money(v, &rent.rates, &rent.display_currency);
     let mut rows = vec![
-        ("model".to_string(), m.name.clone()),
+        (tr!("ab.model"), m.name.clone()),
         (
-            "method".into(),
-            format!("{} · {}", sc.method.label(), sc.weights.label()),
+            tr!("ab.method"),
+            format!(
+                "{} · {}",
+                label("method", sc.method.id(), sc.method.label()),
+                sc.weights.label()
+            ),
         ),
         (
-            "tokens".into(),
-            format!("{} × batch {}", group_thousands(sc.context as i64), sc.batch),
+            tr!("ab.tokens"),
+            tr!(
+                "ab.tokens_value",
+                context = group_thousands(sc.context as i64),
+                batch = sc.batch
+            ),
         ),
         (
-            "rules".into(),
+            tr!("ab.rules"),
             format!(
                 "{}{}",
-                sc.convention.id(),
+                word("rules", sc.convention.id()),
                 if sc.cards > 1 {
-                    format!(" · {} cards", sc.cards)
+                    format!(" · {}", tr!("advice.cards", n = sc.cards))
                 } else {
                     String::new()
                 }
@@ -51,52 +63,64 @@ fn side_rows(
     let shown = plan.breakdown_for(cards);
     for kind in crate::engine::SegmentKind::ALL {
         if let Some(s) = shown.segment(kind) {
-            rows.push((kind.label().to_string(), format!("{:.2} GB", to_gb(s.bytes))));
+            rows.push((segment_label(kind), format!("{:.2} GB", to_gb(s.bytes))));
         } else {
-            rows.push((kind.label().to_string(), "–".into()));
+            rows.push((segment_label(kind), "–".into()));
         }
     }
+    let total = format!("{:.2} GB", to_gb(shown.total()));
     rows.push((
-        "total".into(),
-        format!(
-            "{:.2} GB{}",
-            to_gb(shown.total()),
-            if cards > 1 { " per card" } else { "" }
-        ),
+        tr!("plan.total"),
+        if cards > 1 {
+            tr!("ab.per_card_value", gb = total)
+        } else {
+            total
+        },
     ));
     match best {
         Some(o) => {
             let name = crate::present::option_label(&app.catalog.gpus, o);
-            rows.push(("card".into(), format!("{name} ({})", o.verdict.id())));
-            rows.push(("per card".into(), format!("{:.2} GB", to_gb(o.per_card_bytes))));
             rows.push((
-                "per month".into(),
-                o.price_usd_month.map_or("no price".into(), money),
+                tr!("ab.card"),
+                tr!(
+                    "ab.card_value",
+                    card = name,
+                    verdict = word("verdict", o.verdict.id())
+                ),
+            ));
+            rows.push((tr!("ab.per_card"), format!("{:.2} GB", to_gb(o.per_card_bytes))));
+            rows.push((
+                tr!("ab.per_month"),
+                o.price_usd_month.map_or(tr!("price.none"), money),
             ));
             rows.push((
-                "decode ≤".into(),
+                tr!("tui.col_decode"),
                 o.decode_tokens_per_s
-                    .map_or("–".into(), |t| format!("{t:.1} tokens/s per stream")),
+                    .map_or("–".into(), |t| tr!("ab.per_stream", tps = format!("{t:.1}"))),
             ));
             rows.push((
-                "concurrency".into(),
+                tr!("ab.concurrency"),
                 o.serving.map_or("–".into(), |c| {
-                    format!(
-                        "{} sequences, {} KV tokens",
-                        c.max_concurrent_sequences,
-                        group_thousands(c.kv_capacity_tokens as i64)
+                    tr!(
+                        "ab.concurrency_value",
+                        seqs = c.max_concurrent_sequences,
+                        tokens = group_thousands(c.kv_capacity_tokens as i64)
                     )
                 }),
             ));
             rows.push((
-                "to finish".into(),
+                tr!("ab.to_finish"),
                 match (o.training, o.train_cost_usd) {
-                    (Some(t), Some(c)) => format!("{:.1} h, {}", t.hours, money(c)),
+                    (Some(t), Some(c)) => tr!(
+                        "ab.to_finish_value",
+                        hours = format!("{:.1}", t.hours),
+                        cost = money(c)
+                    ),
                     _ => "–".into(),
                 },
             ));
         }
-        None => rows.push(("card".into(), "nothing fits".into())),
+        None => rows.push((tr!("ab.card"), tr!("tui.nothing_fits"))),
     }
     rows
 }
@@ -114,25 +138,29 @@ pub fn compare(frame: &mut Frame, area: Rect, app: &App) {
     // Popup inner width = screen − 4 (margin) − 2 (borders); 14 for the labels.
     let w = (area.width.saturating_sub(6 + 14) / 2).max(12) as usize;
     let mut lines = vec![Line::from(vec![
-        Span::styled(format!("{:<14}", ""), t.header),
-        Span::styled(format!("{:<w$}", "A (pinned)"), t.header),
-        Span::styled(format!("{:<w$}", "B (now)"), t.header),
+        Span::styled(pad("", 14), t.header),
+        Span::styled(pad(&tr!("ab.a_pinned"), w), t.header),
+        Span::styled(pad(&tr!("ab.b_now"), w), t.header),
     ])];
-    for ((label, va), (_, vb)) in left.iter().zip(right.iter()) {
+    for ((name, va), (_, vb)) in left.iter().zip(right.iter()) {
         let differs = va != vb;
         let style = if differs { t.key } else { t.text };
-        let cut = |v: &str| v.chars().take(w.saturating_sub(1)).collect::<String>();
+        // Cut to the column by display width (a Chinese character takes two).
+        let cut = |v: &str| {
+            if width(v) < w {
+                v.to_string()
+            } else {
+                crate::text::truncate(v, w.saturating_sub(1))
+            }
+        };
         lines.push(Line::from(vec![
-            Span::styled(format!("{label:<14}"), t.dim),
-            Span::styled(format!("{:<w$}", cut(va)), style),
-            Span::styled(format!("{:<w$}", cut(vb)), style),
+            Span::styled(pad(name, 14), t.dim),
+            Span::styled(pad(&cut(va), w), style),
+            Span::styled(pad(&cut(vb), w), style),
         ]));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "highlighted rows differ · a pins again · b or Esc closes",
-        t.dim,
-    ));
+    lines.push(Line::styled(tr!("ab.keys"), t.dim));
     popup(
         frame,
         area,

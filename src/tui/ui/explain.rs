@@ -9,16 +9,19 @@ use super::popup;
 use crate::engine::Choice;
 use crate::engine::units::{group_thousands, to_gb};
 use crate::present::explain::explain_option;
+use crate::present::i18n::{formula, label, word};
+use crate::present::segment_label;
+use crate::tr;
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Overlay};
 
 pub fn explain(frame: &mut Frame, area: Rect, app: &App) {
     let (title, lines) = match app.overlay {
-        Overlay::ExplainCard(g, n) => ("Explain card", card_lines(app, g, n)),
-        _ => ("Explain memory", segment_lines(app)),
+        Overlay::ExplainCard(g, n) => (tr!("tui.explain_card"), card_lines(app, g, n)),
+        _ => (tr!("tui.explain_memory"), segment_lines(app)),
     };
     let width = (area.width * 9 / 10).max(60);
-    popup(frame, area, app, title, Text::from(lines), width);
+    popup(frame, area, app, &title, Text::from(lines), width);
 }
 
 /// A card or combo: its figures, the first line bold.
@@ -41,7 +44,7 @@ fn card_lines(app: &App, g: usize, n: u32) -> Vec<Line<'static>> {
                 ));
             }
         }
-        None => lines.push(Line::raw("this option is gone")),
+        None => lines.push(Line::raw(tr!("tui.option_gone"))),
     }
     lines
 }
@@ -53,14 +56,14 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
     let focused = app.bar_segments().get(app.segment).copied();
     let sc = &app.scenario;
     lines.push(Line::styled(
-        format!(
-            "{} · {} · {} weights · {} tokens × batch {} · {} rules",
-            app.current_model().name,
-            sc.method.label(),
-            sc.weights.label(),
-            group_thousands(sc.context as i64),
-            sc.batch,
-            sc.convention.id()
+        tr!(
+            "tui.explain_header",
+            model = app.current_model().name.clone(),
+            method = label("method", sc.method.id(), sc.method.label()),
+            weights = sc.weights.label(),
+            context = group_thousands(sc.context as i64),
+            batch = sc.batch,
+            rules = word("rules", sc.convention.id())
         ),
         t.text.add_modifier(Modifier::BOLD),
     ));
@@ -75,19 +78,22 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
         lines.push(Line::from(vec![
             Span::styled(look.symbol.clone(), look.style),
             Span::styled(
-                format!(" {} = {:.2} GB", s.kind.label(), to_gb(s.bytes)),
+                format!(" {} = {:.2} GB", segment_label(s.kind), to_gb(s.bytes)),
                 name_style,
             ),
         ]));
-        lines.push(Line::styled(format!("   {}", s.formula), t.text));
+        lines.push(Line::styled(format!("   {}", formula(&s.formula)), t.text));
         let there = app.other.get(s.kind);
         if (there - s.bytes).abs() > 1e6 {
             lines.push(Line::styled(
                 format!(
-                    "   {} rules: {:.2} GB. {}",
-                    other.id(),
-                    to_gb(there),
-                    crate::present::explain::convention_difference(s.kind)
+                    "   {}",
+                    tr!(
+                        "tui.other_rules",
+                        rules = word("rules", other.id()),
+                        gb = format!("{:.2}", to_gb(there)),
+                        why = crate::present::explain::convention_difference(s.kind)
+                    )
                 ),
                 t.dim,
             ));
@@ -95,29 +101,30 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(
-        format!(
-            "total = {:.2} GB per card of {cards} ({} rules); {} rules: {:.2} GB",
-            to_gb(shown.total()),
-            sc.convention.id(),
-            other.id(),
-            to_gb(app.other.total())
+        tr!(
+            "tui.explain_total",
+            gb = format!("{:.2}", to_gb(shown.total())),
+            cards = cards,
+            rules = word("rules", sc.convention.id()),
+            other = word("rules", other.id()),
+            other_gb = format!("{:.2}", to_gb(app.other.total()))
         ),
         t.text.add_modifier(Modifier::BOLD),
     ));
     if shown.host_bytes > 0.0 {
         lines.push(Line::styled(
-            format!(
-                "host RAM: {:.2} GB (offloaded or paged state)",
-                to_gb(shown.host_bytes)
-            ),
+            tr!("tui.host_ram", gb = format!("{:.2}", to_gb(shown.host_bytes))),
             t.text,
         ));
     }
     if let Some(f) = &shown.decode_formula {
-        lines.push(Line::styled(format!("decode: {f}"), t.dim));
+        lines.push(Line::styled(
+            tr!("tui.explain_decode", formula = formula(f)),
+            t.dim,
+        ));
     }
     for note in &shown.notes {
-        lines.push(Line::styled(format!("note: {note}"), t.dim));
+        lines.push(Line::styled(tr!("plan.note", note = formula(note)), t.dim));
     }
     lines
 }

@@ -9,6 +9,7 @@ use super::bar::{MemoryBar, verdict_word};
 use super::{block, pane_title};
 use crate::engine::rank::SortBy;
 use crate::engine::units::{group_thousands, to_gb};
+use crate::tr;
 use crate::tui::action::Pane;
 use crate::tui::app::App;
 
@@ -19,25 +20,30 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
         Some(o) => {
             let g = &app.catalog.gpus[o.gpu];
             let why = if app.pinned.is_some() {
-                " (pinned · Enter unpins)"
+                tr!("tui.why_pinned")
             } else if app.local == Some((o.gpu, o.count)) {
-                ""
+                String::new()
             } else if o.verdict.is_fit() {
                 match app.sort_by {
-                    SortBy::Price => " (cheapest fit)",
-                    SortBy::Rent => " (cheapest rent)",
-                    SortBy::Finish => " (cheapest to finish)",
-                    SortBy::Cards => " (fewest cards)",
+                    SortBy::Price => tr!("tui.why_cheapest_fit"),
+                    SortBy::Rent => tr!("tui.why_cheapest_rent"),
+                    SortBy::Finish => tr!("tui.why_cheapest_finish"),
+                    SortBy::Cards => tr!("tui.why_fewest_cards"),
                 }
             } else {
-                " (nothing fits: closest)"
+                tr!("tui.why_closest")
             };
-            let here = if g.local { "this machine: " } else { "" };
-            if o.count > 1 {
-                format!(" vs {here}{}× {}{why}", o.count, g.name)
+            let card = if o.count > 1 {
+                format!("{}× {}", o.count, g.name)
             } else {
-                format!(" vs {here}{}{why}", g.name)
-            }
+                g.name.clone()
+            };
+            let card = if g.local {
+                tr!("tui.this_machine_card", card = card)
+            } else {
+                card
+            };
+            format!(" {}{why}", tr!("tui.against", card = card))
         }
         None => String::new(),
     };
@@ -46,17 +52,23 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(o) = target {
         let (word, style) = verdict_word(o.verdict, t);
         let room = if o.free_bytes_per_card >= 0.0 {
-            format!("{:.2} free", to_gb(o.free_bytes_per_card))
+            tr!("tui.gb_free", gb = format!("{:.2}", to_gb(o.free_bytes_per_card)))
         } else {
-            format!("{:.2} short", to_gb(-o.free_bytes_per_card))
+            tr!(
+                "tui.gb_short",
+                gb = format!("{:.2}", to_gb(-o.free_bytes_per_card))
+            )
         };
         block = block.title_bottom(
             Line::from(vec![
                 Span::styled(
                     format!(
-                        " {:.2} / {:.2} GB per card · {room} · ",
-                        to_gb(o.per_card_bytes),
-                        to_gb(o.usable_bytes / f64::from(o.count))
+                        " {} · {room} · ",
+                        tr!(
+                            "tui.used_of_usable",
+                            used = format!("{:.2}", to_gb(o.per_card_bytes)),
+                            usable = format!("{:.2}", to_gb(o.usable_bytes / f64::from(o.count)))
+                        )
                     ),
                     t.text,
                 ),
@@ -105,39 +117,36 @@ fn hint(app: &App, width: usize) -> Line<'static> {
         return Line::raw("");
     };
     let what = if app.scenario.method.is_training() {
-        "sequence"
+        tr!("advice.sequence")
     } else {
-        "context"
+        tr!("advice.context_word")
     };
-    let limit = |v: Option<u64>| v.map_or("none".to_string(), |n| group_thousands(n as i64));
+    let limit = |v: Option<u64>| v.map_or(tr!("tui.none"), |n| group_thousands(n as i64));
     let (lead, pieces, style) = if a.now.verdict.is_fit() {
         (
-            "headroom: ".to_string(),
+            tr!("tui.headroom"),
             vec![
                 format!("{what} ≤ {}", limit(a.max_context)),
-                format!("batch ≤ {}", limit(a.max_batch)),
+                tr!("tui.batch_at_most", n = limit(a.max_batch)),
             ],
             t.dim,
         )
     } else if a.suggestions.is_empty() {
-        (
-            "no change or pair of changes fits this card".to_string(),
-            Vec::new(),
-            t.no,
-        )
+        (tr!("tui.no_change_fits"), Vec::new(), t.no)
     } else {
         let labels = a
             .suggestions
             .iter()
             .map(|s| crate::present::advice::label(&s.change, &app.catalog.gpus))
             .collect();
-        ("fits with: ".to_string(), labels, t.key)
+        (tr!("tui.fits_with"), labels, t.key)
     };
-    let tail = "  f: more";
+    let tail = format!("  {}", tr!("tui.f_more"));
+    let w = crate::text::width;
     let mut text = lead;
     for (i, p) in pieces.into_iter().enumerate() {
         let sep = if i == 0 { "" } else { " · " };
-        if text.chars().count() + sep.len() + p.chars().count() + tail.len() > width {
+        if w(&text) + w(sep) + w(&p) + w(&tail) > width {
             break;
         }
         text.push_str(sep);

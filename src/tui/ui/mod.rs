@@ -49,9 +49,10 @@ pub fn view(frame: &mut Frame, app: &mut App) {
     }
 }
 fn too_small(frame: &mut Frame, area: Rect, app: &App) {
-    let text = format!(
-        "terminal too small: {}×{}, vramfit needs {MIN_WIDTH}×{MIN_HEIGHT}",
-        area.width, area.height
+    let text = crate::tr!(
+        "tui.too_small",
+        size = format!("{}×{}", area.width, area.height),
+        needs = format!("{MIN_WIDTH}×{MIN_HEIGHT}")
     );
     frame.render_widget(
         Paragraph::new(text)
@@ -137,7 +138,7 @@ pub fn popup_scrolled(
         .border_type(BorderType::Double)
         .border_style(t.border_focused)
         .title(Line::styled(format!(" {title} "), t.title))
-        .title_bottom(Line::styled(" Esc closes · ↑↓ scroll ", t.dim));
+        .title_bottom(Line::styled(format!(" {} ", crate::tr!("tui.popup_keys")), t.dim));
     frame.render_widget(
         Paragraph::new(text)
             .block(block)

@@ -27,17 +27,17 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
     app.model_offset = scroll_offset(app.model_offset, cursor, height, visible.len());
     let mut lines = Vec::new();
     if visible.is_empty() {
-        lines.push(Line::styled(" no model matches", t.dim));
+        lines.push(Line::styled(
+            format!(" {}", crate::tr!("tui.no_model_matches")),
+            t.dim,
+        ));
     }
     for (row, &i) in visible.iter().enumerate().skip(app.model_offset).take(height) {
         let m = &app.models[i];
         let size = format_params(m.params().total);
         let mark = if i == app.model { "▶" } else { " " };
         let name_width = (inner.width as usize).saturating_sub(size.len() + 3);
-        let mut name: String = m.name.chars().take(name_width).collect();
-        if name.chars().count() < m.name.chars().count() && name_width > 1 {
-            name = format!("{}…", name.chars().take(name_width - 1).collect::<String>());
-        }
+        let name = crate::text::truncate(&m.name, name_width);
         let mut style = if i == app.model {
             t.text.add_modifier(Modifier::BOLD)
         } else {
@@ -46,7 +46,7 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
         if row == cursor && app.focus == Pane::Models {
             style = style.patch(t.cursor);
         }
-        let pad = name_width.saturating_sub(name.chars().count());
+        let pad = name_width.saturating_sub(crate::text::width(&name));
         lines.push(Line::from(vec![
             Span::styled(format!("{mark}{name}{} ", " ".repeat(pad)), style),
             Span::styled(

@@ -8,7 +8,10 @@ use ratatui::widgets::Paragraph;
 
 use crate::engine::Choice;
 use crate::engine::rank::SortBy;
-use crate::engine::units::{format_params, format_usd, group_thousands};
+use crate::engine::units::{format_params, group_thousands};
+use crate::present::i18n::label;
+use crate::text::width;
+use crate::tr;
 use crate::tui::app::App;
 use crate::tui::keymap::hints;
 
@@ -18,7 +21,11 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.plan.params;
     let sc = &app.scenario;
     let params = if p.active != p.total {
-        format!("{} ({} active)", format_params(p.total), format_params(p.active))
+        tr!(
+            "tui.params_active",
+            total = format_params(p.total),
+            active = format_params(p.active)
+        )
     } else {
         format_params(p.total)
     };
@@ -26,16 +33,27 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(" vramfit ", t.title.add_modifier(Modifier::REVERSED)),
         Span::styled(format!(" {} ", m.name), t.text.add_modifier(Modifier::BOLD)),
         Span::styled(
-            format!("{params} · {} {} · ", sc.method.label(), sc.weights.label()),
+            format!(
+                "{params} · {} {} · ",
+                label("method", sc.method.id(), sc.method.label()),
+                sc.weights.label()
+            ),
             t.text,
         ),
         Span::styled(
-            format!("{} tok × {}", group_thousands(sc.context as i64), sc.batch),
+            tr!(
+                "tui.tokens_times_batch",
+                context = group_thousands(sc.context as i64),
+                batch = sc.batch
+            ),
             t.text,
         ),
         Span::styled(
             if sc.context > m.max_context {
-                format!(" ⚠ > max {}", group_thousands(m.max_context as i64))
+                format!(
+                    " {}",
+                    tr!("tui.over_max", max = group_thousands(m.max_context as i64))
+                )
             } else {
                 String::new()
             },
@@ -43,13 +61,19 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
         ),
         Span::styled(
             if sc.cards > 1 {
-                format!(" · per card of {}", sc.cards)
+                format!(" · {}", tr!("tui.per_card_of", cards = sc.cards))
             } else {
                 String::new()
             },
             t.dim,
         ),
-        Span::styled(format!(" · {}", sc.convention.label().to_lowercase()), t.dim),
+        Span::styled(
+            format!(
+                " · {}",
+                label("convention", sc.convention.id(), sc.convention.label()).to_lowercase()
+            ),
+            t.dim,
+        ),
     ];
     // Whole pieces only: one that does not fit is left out, never cut mid-word.
     let mut used = 0usize;
@@ -69,20 +93,25 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
     let best = match app.plan.best() {
         Some(o) => {
             let name = crate::present::option_label(&app.catalog.gpus, o);
-            let price = o
-                .price_usd_month
-                .map_or(String::new(), |p| format!(" {}/mo", format_usd(p)));
+            let price = o.price_usd_month.map_or(String::new(), |p| {
+                let rent = &app.scenario.rent;
+                let price = crate::present::money(p, &rent.rates, &rent.display_currency);
+                format!(" {}", tr!("tui.per_month_short", price = price))
+            });
             let what = if app.sort_by == SortBy::Cards {
-                "fewest cards"
+                tr!("tui.fewest_cards")
             } else {
-                "cheapest"
+                tr!("tui.cheapest")
             };
-            format!(" {what}: {name}{price} ")
+            format!(
+                " {} ",
+                tr!("tui.best", what = what, option = format!("{name}{price}"))
+            )
         }
-        None => " nothing fits ".into(),
+        None => format!(" {} ", tr!("tui.nothing_fits")),
     };
     // The cheapest pick is shown on the right only where it leaves the left part whole.
-    let best_width = best.chars().count() as u16;
+    let best_width = width(&best) as u16;
     let left_width = left.width() as u16;
     if area.width >= left_width + best_width {
         let r = Rect {
@@ -100,23 +129,20 @@ pub fn status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(msg) = &app.status {
         spans.push(Span::styled(format!(" {msg}"), t.key));
     } else if app.filtering {
-        spans.push(Span::styled(
-            " typing a filter: Enter keeps it, Esc clears it",
-            t.status,
-        ));
+        spans.push(Span::styled(format!(" {}", tr!("tui.typing_filter")), t.status));
     } else {
         // Whole hints only; the last one ("? help", where every key is) always shows.
         let all = hints();
-        let width = |(k, w): &(&str, &str)| k.chars().count() + w.chars().count() + 3;
-        let last = all.last().copied();
-        let mut room = usize::from(area.width).saturating_sub(last.as_ref().map_or(0, width));
-        let mut shown: Vec<(&str, &str)> = Vec::new();
+        let hint_width = |(k, w): &(&str, String)| width(k) + width(w) + 3;
+        let last = all.last().cloned();
+        let mut room = usize::from(area.width).saturating_sub(last.as_ref().map_or(0, hint_width));
+        let mut shown: Vec<(&str, String)> = Vec::new();
         for h in &all[..all.len().saturating_sub(1)] {
-            if width(h) > room {
+            if hint_width(h) > room {
                 continue;
             }
-            room -= width(h);
-            shown.push(*h);
+            room -= hint_width(h);
+            shown.push(h.clone());
         }
         shown.extend(last);
         for (key, what) in shown {
@@ -125,9 +151,9 @@ pub fn status(frame: &mut Frame, area: Rect, app: &App) {
         }
     }
     if !app.scenario.method.is_training() {
-        let note = " decode = a ceiling (upper bound), not a benchmark";
-        let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-        if used + note.len() < area.width as usize {
+        let note = format!(" {}", tr!("tui.decode_note"));
+        let used: usize = spans.iter().map(|s| width(&s.content)).sum();
+        if used + width(&note) < area.width as usize {
             spans.push(Span::styled(note, t.dim));
         }
     }

@@ -7,66 +7,75 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span, Text};
 
 use super::{popup, popup_scrolled};
-use crate::engine::units::{format_gb, format_usd, group_thousands};
+use crate::engine::units::{format_gb, group_thousands};
 use crate::present::advice::{flags, label, note, target_label};
+use crate::present::i18n::word;
+use crate::tr;
 use crate::tui::app::App;
 
 pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
     let t = &app.theme;
     let mut lines: Vec<Line> = Vec::new();
     let Some(a) = &app.advice else {
-        lines.push(Line::raw("no card to fit the plan on"));
-        popup(frame, area, app, "To fit", Text::from(lines), area.width * 9 / 10);
+        lines.push(Line::raw(tr!("tofit.no_card")));
+        popup(
+            frame,
+            area,
+            app,
+            &tr!("tofit.title"),
+            Text::from(lines),
+            area.width * 9 / 10,
+        );
         return;
     };
     let gpus = &app.catalog.gpus;
+    let rent = &app.scenario.rent;
+    // Prices in the currency the screen shows.
+    let money = |usd: f64| crate::present::money(usd, &rent.rates, &rent.display_currency);
     let what = if app.scenario.method.is_training() {
-        "sequence"
+        tr!("advice.sequence")
     } else {
-        "context"
+        tr!("advice.context_word")
     };
     let room = if a.now.free_bytes_per_card >= 0.0 {
-        format!("{} free", format_gb(a.now.free_bytes_per_card))
+        tr!("advice.free", gb = format_gb(a.now.free_bytes_per_card))
     } else {
-        format!("{} short", format_gb(-a.now.free_bytes_per_card))
+        tr!("advice.short", gb = format_gb(-a.now.free_bytes_per_card))
     };
     lines.push(Line::styled(
-        format!(
-            "{} · {} · {room} per card",
-            target_label(a.target, gpus),
-            a.now.verdict.id()
+        tr!(
+            "tofit.now",
+            target = target_label(a.target, gpus),
+            verdict = word("verdict", a.now.verdict.id()),
+            room = room
         ),
         t.text.add_modifier(Modifier::BOLD),
     ));
-    let limit = |v: Option<u64>| v.map_or("none".to_string(), |n| group_thousands(n as i64));
+    let limit = |v: Option<u64>| v.map_or(tr!("tui.none"), |n| group_thousands(n as i64));
     lines.push(Line::styled(
-        format!(
-            "longest {what} at batch {}: {} · largest batch: {}",
-            app.scenario.batch,
-            limit(a.max_context),
-            limit(a.max_batch)
+        tr!(
+            "tofit.limits",
+            what = what.clone(),
+            batch = app.scenario.batch,
+            context = limit(a.max_context),
+            max_batch = limit(a.max_batch)
         ),
         t.text,
     ));
     if a.now.verdict.is_fit() {
         lines.push(Line::styled(
-            format!(
-                "comfortable (not tight) up to {what} {} and batch {}",
-                limit(a.comfortable_context),
-                limit(a.comfortable_batch)
+            tr!(
+                "tofit.comfortable",
+                what = what,
+                context = limit(a.comfortable_context),
+                batch = limit(a.comfortable_batch)
             ),
             t.dim,
         ));
     } else if a.suggestions.is_empty() {
-        lines.push(Line::styled(
-            "no single change or pair of changes fits this card",
-            t.no,
-        ));
+        lines.push(Line::styled(tr!("tofit.nothing"), t.no));
     } else {
-        lines.push(Line::styled(
-            "↑↓ pick · Enter applies (u undoes) · Esc closes",
-            t.dim,
-        ));
+        lines.push(Line::styled(tr!("tofit.keys"), t.dim));
     }
     for (i, s) in a.suggestions.iter().enumerate() {
         let selected = usize::from(app.overlay_scroll) == i;
@@ -80,15 +89,15 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(word, vstyle),
             Span::styled(
                 format!(
-                    "  {} free{}{}",
-                    format_gb(s.after.free_bytes_per_card),
-                    s.after
-                        .decode_tokens_per_s
-                        .map_or(String::new(), |d| format!(" · decode ≤ {d:.0} t/s")),
+                    "  {}{}{}",
+                    tr!("advice.free", gb = format_gb(s.after.free_bytes_per_card)),
+                    s.after.decode_tokens_per_s.map_or(String::new(), |d| {
+                        format!(" · {}", tr!("advice.decode", after = format!("{d:.0}")))
+                    }),
                     // The price only where the change moves it (more cards, another card).
                     match s.after.price_usd_month {
                         Some(p) if a.now.price_usd_month.is_none_or(|n| (n - p).abs() > 0.5) => {
-                            format!(" · {}/month", format_usd(p))
+                            format!(" · {}", tr!("advice.price", after = money(p)))
                         }
                         _ => String::new(),
                     },
@@ -97,7 +106,7 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
             ),
         ]));
         let host = if s.host_bytes > 0.0 {
-            format!("host RAM {} · ", format_gb(s.host_bytes))
+            format!("{} · ", tr!("advice.host", gb = format_gb(s.host_bytes)))
         } else {
             String::new()
         };
@@ -115,5 +124,13 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
     let bottom = 3 + 3 * (app.overlay_scroll + 1);
     let scroll = bottom.saturating_sub(visible);
     let width = (area.width * 9 / 10).max(60);
-    popup_scrolled(frame, area, app, "To fit", Text::from(lines), width, scroll);
+    popup_scrolled(
+        frame,
+        area,
+        app,
+        &tr!("tofit.title"),
+        Text::from(lines),
+        width,
+        scroll,
+    );
 }

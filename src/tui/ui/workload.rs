@@ -42,7 +42,7 @@ pub fn workload(frame: &mut Frame, area: Rect, app: &mut App) {
             };
             let mut spans = vec![
                 Span::styled(
-                    format!(" {:<10} ", k.label(method)),
+                    format!(" {} ", crate::text::pad(&k.label(method), 10)),
                     if focused { t.key } else { t.dim },
                 ),
                 Span::styled(if focused { "◀ " } else { "  " }, t.key),
@@ -50,7 +50,10 @@ pub fn workload(frame: &mut Frame, area: Rect, app: &mut App) {
                 Span::styled(if focused { " ▶" } else { "" }, t.key),
             ];
             if inert {
-                spans.push(Span::styled("  (calibrated only)", t.dim));
+                spans.push(Span::styled(
+                    format!("  {}", crate::tr!("tui.calibrated_only")),
+                    t.dim,
+                ));
             }
             Line::from(spans)
         })
