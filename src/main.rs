@@ -1,11 +1,23 @@
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use vramfit::cli::{Cli, open_planner, run};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = vramfit::cli::settings().and_then(|settings| {
+    // The help is in the user's language, so the language is known before the arguments are
+    // parsed: `--lang` as typed, else the settings file, else the locale.
+    let settings = vramfit::cli::settings();
+    let lang = vramfit::cli::language_before_parsing(std::env::args(), settings.as_ref().ok());
+    lang.make_current();
+    let command = vramfit::cli::help::localized(Cli::command(), lang);
+    let parsed = command
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) => usage_error(e),
+    };
+    let result = settings.and_then(|settings| {
         cli.language(&settings).make_current();
         match &cli.command {
             Some(command) => run(
@@ -25,7 +37,8 @@ fn main() -> ExitCode {
             // the terminal (line breaks stay).
             let text = e.to_string();
             let shown: Vec<_> = text.lines().map(vramfit::text::clean).collect();
-            eprintln!("error: {}", shown.join("\n"));
+            let message = format!("error: {}", shown.join("\n"));
+            eprintln!("{}", vramfit::present::i18n::error(&message));
             ExitCode::from(2)
         }
     }
@@ -38,4 +51,21 @@ fn planner(cli: &Cli, settings: &vramfit::cli::Settings) -> Result<(), vramfit::
     let app = open_planner(cli)?;
     let detect = !cli.no_detect && settings.detect;
     vramfit::tui::run(app, detect).map_err(|e| vramfit::cli::CliError(format!("{e}")))
+}
+
+/// A command line clap cannot take: help and version as clap prints them, anything else in
+/// the user's language on stderr, with clap's exit status.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    eprint!("{}", vramfit::present::i18n::error(&text));
+    std::process::exit(e.exit_code())
 }

@@ -250,3 +250,83 @@ fn chinese_columns_line_up_in_display_width() {
     }
     assert!(rows > 10);
 }
+
+/// Every command and flag has its Chinese help line, and the file names nothing that is gone.
+#[test]
+fn the_help_in_chinese_covers_every_flag() {
+    use clap::CommandFactory;
+    let text = vramfit::cli::help::HelpText::chinese().expect("i18n/help.zh.toml parses");
+    let mut used = BTreeSet::new();
+    fn walk(
+        cmd: &clap::Command,
+        path: &str,
+        text: &vramfit::cli::help::HelpText,
+        used: &mut BTreeSet<String>,
+    ) {
+        if path != "vramfit help" {
+            assert!(text.commands.contains_key(path), "no Chinese about for '{path}'");
+        }
+        for a in cmd.get_arguments() {
+            let id = a.get_id().as_str();
+            let own = format!("{}.{id}", cmd.get_name());
+            let key = if text.args.contains_key(&own) {
+                own
+            } else {
+                id.to_string()
+            };
+            assert!(text.args.contains_key(&key), "no Chinese help for {path} --{id}");
+            used.insert(key);
+        }
+        for s in cmd.get_subcommands() {
+            walk(s, &format!("{path} {}", s.get_name()), text, used);
+        }
+    }
+    walk(&vramfit::cli::Cli::command(), "vramfit", &text, &mut used);
+    for key in text.args.keys() {
+        assert!(
+            used.contains(key),
+            "i18n/help.zh.toml names '{key}', which no command has"
+        );
+    }
+    let help = stdout(vramfit("zh_CN.UTF-8").args(["plan", "--help"]));
+    assert!(
+        help.contains("用法：vramfit plan") && help.contains("显示帮助"),
+        "{help}"
+    );
+    assert!(help.contains("每批的序列数"), "{help}");
+    let en = stdout(vramfit("C").args(["plan", "--help"]));
+    assert!(
+        en.contains("Sequences per batch") && en.contains("Usage:"),
+        "{en}"
+    );
+}
+
+/// Errors in Chinese: ours and clap's, with the same exit status; English unchanged.
+#[test]
+fn errors_in_chinese() {
+    let run = |locale: &str, args: &[&str]| {
+        let out = vramfit(locale).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run("zh_CN.UTF-8", &["plan", "--model", "nope"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.starts_with("错误：未知模型 “nope”。"), "{err}");
+    let (code, err) = run(
+        "zh_CN.UTF-8",
+        &["plan", "--model", "llama-3.1-8b", "--batch", "0"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--batch 必须在 1 到 1048576 个序列 之间，实际是 0"),
+        "{err}"
+    );
+    assert!(err.contains("更多信息请用 “--help”。"), "{err}");
+    let (code, err) = run("zh_CN.UTF-8", &["plan", "--model", "llama-3.1-8b", "--bogus"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("无法识别的参数 “--bogus”"), "{err}");
+    let (_, err) = run("C", &["plan", "--model", "nope"]);
+    assert!(err.starts_with("error: unknown model 'nope'."), "{err}");
+}

@@ -13,6 +13,7 @@ pub struct PlanArgs {
     /// Catalog model id (see `vramfit models`) or a path to a config.json or its folder.
     #[arg(long, short)]
     pub model: String,
+    /// Inference, or a fine-tune: full, LoRA or QLoRA
     #[arg(long, value_parser = choice::<Method>(), default_value = "inference")]
     pub method: Method,
     /// Weight format [default: bf16, nf4 for qlora].
@@ -40,6 +41,7 @@ pub struct PlanArgs {
     /// Linear layers that carry adapters.
     #[arg(long, value_parser = choice::<LoraTargets>(), default_value = "attention")]
     pub lora_targets: LoraTargets,
+    /// Optimizer for a fine-tune (its states are a segment of the bar)
     #[arg(long, value_parser = choice::<Optimizer>(), default_value = "adamw")]
     pub optimizer: Optimizer,
     /// Step the optimizer inside backward, freeing each gradient at once (torchtune).
@@ -85,6 +87,7 @@ pub struct PlanArgs {
     /// Training tokens per epoch: adds the time and cost to finish to every option.
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::TRAIN_TOKENS))]
     pub train_tokens: Option<u64>,
+    /// Passes over the training tokens, for the time and cost to finish
     #[arg(long, default_value_t = 1, value_parser = whole::<u32>(ranges::EPOCHS))]
     pub epochs: u32,
     /// Share of peak dense compute the training run sustains (MFU).

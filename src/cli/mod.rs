@@ -1,6 +1,7 @@
 //! The headless command line: the same engine as the TUI, for scripts and tests.
 
 mod args;
+pub mod help;
 pub use args::PlanArgs;
 
 use std::path::{Path, PathBuf};
@@ -210,6 +211,27 @@ fn yes() -> bool {
 }
 
 /// Read the settings file if there is one; a malformed one is an error with its position.
+/// The language before clap has parsed anything (the help is printed in it): `--lang X` or
+/// `--lang=X` among the arguments, else the settings file's, else the locale's.
+pub fn language_before_parsing(
+    args: impl IntoIterator<Item = String>,
+    settings: Option<&Settings>,
+) -> crate::lang::Lang {
+    use clap::ValueEnum;
+    let args: Vec<String> = args.into_iter().collect();
+    let typed = args.iter().enumerate().find_map(|(i, a)| {
+        let value = match a.strip_prefix("--lang") {
+            Some("") => args.get(i + 1)?.as_str(),
+            Some(rest) => rest.strip_prefix('=')?,
+            None => return None,
+        };
+        crate::lang::Lang::from_str(value, true).ok()
+    });
+    typed
+        .or(settings.and_then(|s| s.lang))
+        .unwrap_or_else(crate::lang::Lang::from_env)
+}
+
 pub fn settings() -> Result<Settings, CliError> {
     let path = crate::catalog::user_config_dir().map(|d| d.join("config.toml"));
     let Some(path) = path.filter(|p| p.exists()) else {

@@ -22,24 +22,30 @@ pub struct PhraseRule {
 /// The rules' source, compiled in.
 pub const FORMULAS_ZH: &str = include_str!("../../i18n/formulas.zh.toml");
 
-/// The rules compiled once; a rule that does not parse is a test failure (see the tests), and
-/// is skipped rather than taking the program down.
-static RULES_ZH: LazyLock<Vec<(regex::Regex, String)>> = LazyLock::new(|| {
-    toml::from_str::<PhraseRules>(FORMULAS_ZH)
+/// Messages the program writes in English (errors, clap's included), read through the
+/// Chinese phrase rules in `i18n/errors.zh.toml` the same way as the formulas.
+pub const ERRORS_ZH: &str = include_str!("../../i18n/errors.zh.toml");
+
+/// A rule file compiled; a rule that does not parse is a test failure (see the tests), and is
+/// skipped rather than taking the program down.
+fn compile(source: &str) -> Vec<(regex::Regex, String)> {
+    toml::from_str::<PhraseRules>(source)
         .map(|r| r.rule)
         .unwrap_or_default()
         .into_iter()
         .filter_map(|r| regex::Regex::new(&r.en).ok().map(|re| (re, r.zh)))
         .collect()
-});
+}
 
-/// An engine-written formula, note or warning in the current language.
-pub fn formula(text: &str) -> Cow<'_, str> {
+static RULES_ZH: LazyLock<Vec<(regex::Regex, String)>> = LazyLock::new(|| compile(FORMULAS_ZH));
+static ERROR_RULES_ZH: LazyLock<Vec<(regex::Regex, String)>> = LazyLock::new(|| compile(ERRORS_ZH));
+
+fn apply<'t>(rules: &[(regex::Regex, String)], text: &'t str) -> Cow<'t, str> {
     match Lang::current() {
         Lang::En => Cow::Borrowed(text),
         Lang::Zh => {
             let mut out = text.to_string();
-            for (re, zh) in RULES_ZH.iter() {
+            for (re, zh) in rules {
                 if let Cow::Owned(changed) = re.replace_all(&out, zh.as_str()) {
                     out = changed;
                 }
@@ -47,6 +53,18 @@ pub fn formula(text: &str) -> Cow<'_, str> {
             Cow::Owned(out)
         }
     }
+}
+
+/// An engine-written formula, note or warning in the current language.
+pub fn formula(text: &str) -> Cow<'_, str> {
+    apply(&RULES_ZH, text)
+}
+
+/// An error message in the current language (the engine's phrases apply too: an error may
+/// quote a formula or a reason).
+pub fn error(text: &str) -> String {
+    let first = apply(&ERROR_RULES_ZH, text).into_owned();
+    formula(&first).into_owned()
 }
 
 /// A word the engine names by an id, under `group` in the message files ("segment.kv_cache").
@@ -119,6 +137,13 @@ mod tests {
             );
         }
         assert_eq!(RULES_ZH.len(), rules.rule.len());
+        let errors: PhraseRules = toml::from_str(ERRORS_ZH).expect("errors.zh.toml parses");
+        assert!(errors.rule.len() > 20);
+        assert_eq!(
+            ERROR_RULES_ZH.len(),
+            errors.rule.len(),
+            "every error rule compiles"
+        );
     }
 
     #[test]

@@ -307,13 +307,7 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, String> {
             .map_err(|e| e.to_string());
     }
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "The GPU Rent Hub guide's lookup table, computed by its quick rules and picked its way: the\n\
-         cheapest single card that holds the plan, a combo only when no single card does (the planner\n\
-         itself ranks single cards and combos together). 8,192 tokens for inference, 2,048 for training,\n\
-         batch 1; \"tight\" = under 5 GB left, 2 GB per card on combos.\n"
-    );
+    let _ = writeln!(s, "{}\n", tr!("table.about"));
     for (m, row) in models.iter().zip(&table) {
         let _ = writeln!(s, "{}", m.name);
         for c in row {
@@ -321,26 +315,26 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, String> {
                 (Some(o), _) => format!(
                     "{} {}{}",
                     option_label(gpus, o),
-                    o.price_usd_month.map_or("no price".into(), format_usd),
+                    o.price_usd_month.map_or(tr!("price.none"), format_usd),
                     if o.verdict == crate::engine::Verdict::Tight {
-                        ", tight"
+                        format!(", {}", i18n::word("verdict", "tight"))
                     } else {
-                        ""
+                        String::new()
                     }
                 ),
-                (None, Some(k)) => format!(
-                    "beyond one node: {:.2} nodes of 8× {} (≥ {} nodes, {}/month)",
-                    k.nodes_exact,
-                    gpus[k.gpu].name,
-                    k.nodes,
-                    format_usd(k.price_usd_month)
+                (None, Some(k)) => tr!(
+                    "table.beyond_node",
+                    nodes_exact = format!("{:.2}", k.nodes_exact),
+                    card = gpus[k.gpu].name.clone(),
+                    nodes = k.nodes,
+                    price = format_usd(k.price_usd_month)
                 ),
-                (None, None) => "nothing fits".into(),
+                (None, None) => tr!("tui.nothing_fits"),
             };
             let _ = writeln!(
                 s,
-                "  {:<16} {:>9.0} GB  {pick}",
-                c.column.label(),
+                "  {} {:>9.0} GB  {pick}",
+                pad(&i18n::label("lookup", c.column.id(), c.column.label()), 16),
                 to_gb(c.need_bytes()).round()
             );
         }
@@ -354,10 +348,19 @@ pub fn models(catalog: &Catalog, json: bool) -> String {
         return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
     }
     let mut s = String::new();
+    let h = |key: &str| i18n::message(&format!("catalog_table.{key}"));
     let _ = writeln!(
         s,
-        "{:<20} {:<26} {:<9} {:>8} {:>8} {:>6} {:>4} {:>10} {:>8}",
-        "id", "name", "family", "params", "active", "layers", "kv", "KV B/tok", "context"
+        "{} {} {} {} {} {} {} {} {}",
+        pad("id", 20),
+        pad(&h("name"), 26),
+        pad(&h("family"), 9),
+        pad_left(&h("params"), 8),
+        pad_left(&h("active"), 8),
+        pad_left(&h("layers"), 6),
+        pad_left("kv", 4),
+        pad_left("KV B/tok", 10),
+        pad_left(&h("context"), 8)
     );
     for m in &catalog.models {
         let p = m.params();
@@ -401,29 +404,35 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
             .collect();
         return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
     }
-    let mut s = String::from(
-        "GB: marketed capacity (the quick rules plan against it); SMI MiB: what nvidia-smi, rocm-smi\n\
-         or hl-smi reports; usable: GB the runtime (CUDA, ROCm, Metal) can allocate, the calibrated\n\
-         rules' capacity. `vramfit gpus --json` gives each card's source.\n\n",
-    );
+    let mut s = format!("{}\n\n", tr!("catalog_table.gpus_about"));
+    let h = |key: &str| i18n::message(&format!("catalog_table.{key}"));
     let _ = writeln!(
         s,
-        "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {:<16} {:>9}",
-        "id", "name", "GB", "SMI MiB", "usable", "GB/s", "BF16 TF", "FP8 TF", "link", "$/month"
+        "{} {} {} {} {} {} {} {} {} {}",
+        pad("id", 16),
+        pad(&h("name"), 26),
+        pad_left("GB", 6),
+        pad_left("SMI MiB", 9),
+        pad_left(&h("usable"), 8),
+        pad_left("GB/s", 8),
+        pad_left("BF16 TF", 7),
+        pad_left("FP8 TF", 7),
+        pad(&h("link"), 16),
+        pad_left(&tr!("column.usd_month"), 9)
     );
     for g in &catalog.gpus {
         let tf = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.0}"));
         let price = match g.monthly_price_usd(1) {
             Some((p, _)) => format_usd(p),
-            None if !g.offers.is_empty() => format!(
-                "{}+ only",
-                g.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
+            None if !g.offers.is_empty() => tr!(
+                "price.from_cards",
+                cards = g.offers.iter().map(|o| o.min_cards).min().unwrap_or(1)
             ),
-            None => "no price".into(),
+            None => tr!("price.none"),
         };
         let _ = writeln!(
             s,
-            "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {:<16} {:>9}",
+            "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {} {}",
             g.id,
             g.name,
             g.memory_gb,
@@ -432,9 +441,13 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
                 .map_or("-".into(), |b| format!("{:.2}", b / 1e9)),
             g.bandwidth_gbs,
             tf(g.bf16_tflops),
-            if g.fp8 { tf(g.fp8_tflops) } else { "no".into() },
-            g.link.label(),
-            price
+            if g.fp8 {
+                tf(g.fp8_tflops)
+            } else {
+                tr!("catalog_table.no_fp8")
+            },
+            pad(&i18n::label("link", g.link.label(), g.link.label()), 16),
+            pad_left(&price, 9)
         );
     }
     s
@@ -446,13 +459,20 @@ pub fn detected(d: &crate::detect::Detection, json: bool) -> String {
         return serde_json::to_string_pretty(&d.gpus).unwrap_or_default() + "\n";
     }
     if d.gpus.is_empty() {
-        return "No GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl).\n".into();
+        return format!("{}\n", tr!("catalog_table.no_gpu"));
     }
     let mut s = String::new();
+    let h = |key: &str| i18n::message(&format!("catalog_table.{key}"));
     let _ = writeln!(
         s,
-        "{:>3}  {:<30} {:>10} {:>9}  {:<18} {:<12} source",
-        "#", "name", "total GB", "used GB", "catalog card", "driver"
+        "{:>3}  {} {} {}  {} {} {}",
+        "#",
+        pad(&h("name"), 30),
+        pad_left(&h("total_gb"), 10),
+        pad_left(&h("used_gb"), 9),
+        pad(&h("catalog_card"), 18),
+        pad(&h("driver"), 12),
+        h("source")
     );
     for g in &d.gpus {
         let _ = writeln!(
@@ -462,7 +482,9 @@ pub fn detected(d: &crate::detect::Detection, json: bool) -> String {
             g.name,
             g.memory_total_bytes as f64 / 1e9,
             g.memory_used_bytes as f64 / 1e9,
-            g.gpu.as_deref().unwrap_or("not in catalog"),
+            g.gpu
+                .clone()
+                .unwrap_or_else(|| tr!("catalog_table.not_in_catalog")),
             g.driver.as_deref().unwrap_or("-"),
             g.source
         );
