@@ -294,6 +294,14 @@ fn the_help_in_chinese_covers_every_flag() {
         "{help}"
     );
     assert!(help.contains("每批的序列数"), "{help}");
+    assert!(
+        help.contains("［默认：inference］［可选值：inference, full, lora, qlora］"),
+        "{help}"
+    );
+    assert!(
+        !help.contains("[default") && !help.contains("possible values"),
+        "{help}"
+    );
     let en = stdout(vramfit("C").args(["plan", "--help"]));
     assert!(
         en.contains("Sequences per batch") && en.contains("Usage:"),

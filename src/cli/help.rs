@@ -55,12 +55,36 @@ fn translate(mut cmd: Command, path: &str, text: &HelpText, root: bool) -> Comma
     for id in ids {
         let help = text.arg(&name, &id).cloned();
         let heading = options.clone();
+        let default_word = text.word("default").to_string();
+        let values_word = text.word("possible_values").to_string();
         cmd = cmd.mut_arg(id.as_str(), move |a| {
-            let a = a.help_heading(heading);
-            match help {
-                Some(h) => a.help(h),
-                None => a,
+            let Some(mut help) = help else {
+                return a.help_heading(heading);
+            };
+            // clap writes "[default: …] [possible values: …]" in English; the Chinese line
+            // carries them itself.
+            let defaults: Vec<String> = a
+                .get_default_values()
+                .iter()
+                .map(|v| v.to_string_lossy().into_owned())
+                .collect();
+            let hide_values = a.is_hide_possible_values_set();
+            let values: Vec<String> = a
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(|v| v.get_name().to_string())
+                .collect();
+            if !defaults.is_empty() && !a.is_hide_default_value_set() {
+                help.push_str(&format!("［{default_word}{}］", defaults.join(", ")));
             }
+            if !values.is_empty() && !hide_values && a.get_action().takes_values() {
+                help.push_str(&format!("［{values_word}{}］", values.join(", ")));
+            }
+            a.help_heading(heading)
+                .help(help)
+                .hide_default_value(true)
+                .hide_possible_values(true)
         });
     }
     // clap's own -h (and -V) lines, in the language too.
