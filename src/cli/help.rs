@@ -61,6 +61,10 @@ fn translate(mut cmd: Command, path: &str, text: &HelpText, root: bool) -> Comma
             let Some(mut help) = help else {
                 return a.help_heading(heading);
             };
+            // A flag (no value) has neither default nor possible values to show.
+            if !a.get_action().takes_values() {
+                return a.help_heading(heading).help(help);
+            }
             // clap writes "[default: …] [possible values: …]" in English; the Chinese line
             // carries them itself.
             let defaults: Vec<String> = a
@@ -78,7 +82,7 @@ fn translate(mut cmd: Command, path: &str, text: &HelpText, root: bool) -> Comma
             if !defaults.is_empty() && !a.is_hide_default_value_set() {
                 help.push_str(&format!("［{default_word}{}］", defaults.join(", ")));
             }
-            if !values.is_empty() && !hide_values && a.get_action().takes_values() {
+            if !values.is_empty() && !hide_values {
                 help.push_str(&format!("［{values_word}{}］", values.join(", ")));
             }
             a.help_heading(heading)
