@@ -145,3 +145,44 @@ fn an_unknown_family_is_read_from_its_own_config() {
             .any(|w| w.contains("unknown model_type 'phi_renamed'"))
     );
 }
+
+/// An unknown family states the range its count may lie in: every reading of what the config
+/// does not say (MLP of two or three matrices, tied or not, with or without biases). Phi-2's
+/// published total lies inside it; the Llama-style reading's 3.62 B is its upper end.
+#[test]
+fn an_unknown_family_states_its_error_bound() {
+    let text = std::fs::read_to_string(fixture("phi-2").join("config.json"))
+        .unwrap()
+        .replace("\"phi\"", "\"phi_renamed\"");
+    let m = hf::from_str("config.json", &text, "renamed").unwrap();
+    let (lo, hi) = m.params_range.expect("a range for an unknown family");
+    assert!(lo <= 2_779_683_840 && 2_779_683_840 <= hi, "{lo}..{hi}");
+    // The upper end: three matrices in the MLP, untied, every bias (the most the shape holds).
+    let (h, i, l, v) = (2560u64, 10240u64, 32u64, 51200u64);
+    // Embedding and lm_head, the final LayerNorm, and per layer: q,k,v,o with biases, three
+    // MLP matrices with biases (gate and up: i each, down: h), two LayerNorms.
+    let most = 2 * v * h + 2 * h + l * (4 * h * h + 4 * h + 3 * h * i + 2 * i + h + 2 * 2 * h);
+    assert_eq!(hi, most);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("puts the true count between"))
+    );
+    // The JSON carries the range and the bound; a known family has neither.
+    let out = assert_cmd::Command::cargo_bin("vramfit")
+        .unwrap()
+        .env("VRAMFIT_CONFIG", "/nonexistent")
+        .env("LANG", "C")
+        .args(["plan", "--model"])
+        .arg(fixture("unknown-arch"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let range = json["model"]["params_range"].as_array().expect("params_range");
+    assert_eq!(range.len(), 2);
+    let bound = json["model"]["params_error_bound"].as_f64().unwrap();
+    assert!(bound > 0.1 && bound < 0.5, "{bound}");
+    let known = hf::load(&fixture("llama-3.1-8b")).unwrap();
+    assert_eq!(known.params_range, None);
+}

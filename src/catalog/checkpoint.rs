@@ -628,5 +628,6 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         warnings,
         source_path: Some(path.display().to_string()),
         checkpoint: Some(total.weights()).flatten(),
+        params_range: None,
     })
 }

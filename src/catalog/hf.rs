@@ -235,9 +235,57 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         warnings,
         source_path: None,
         checkpoint: None,
+        params_range: None,
     };
     check(&f, &model)?;
+    let mut model = model;
+    if !known {
+        attach_structure_bound(&mut model, &f);
+    }
     Ok(model)
+}
+
+/// An unknown family's structure is read from generic fields; what the config does not state
+/// (gated or plain MLP, tied embeddings unless written, biases) may be either way. The count
+/// over every such choice gives the range the true count lies in, stated beside the estimate.
+fn attach_structure_bound(model: &mut Model, f: &Fields) {
+    let tie_fixed = f.bool("tie_word_embeddings").is_some();
+    let mut counts = Vec::new();
+    for mlp in [MlpKind::Gated, MlpKind::Plain] {
+        for tied in [true, false] {
+            if tie_fixed && tied != model.arch.tied_embeddings {
+                continue;
+            }
+            for biased in [false, true] {
+                let mut arch = model.arch.clone();
+                arch.mlp = mlp;
+                arch.tied_embeddings = tied;
+                arch.qkv_bias = biased;
+                arch.o_bias = biased;
+                arch.mlp_bias = biased;
+                arch.norm_bias = biased;
+                let variant = Model {
+                    arch,
+                    ..model.clone()
+                };
+                counts.push(variant.params().total);
+            }
+        }
+    }
+    let estimate = model.params().total;
+    let (lo, hi) = (
+        counts.iter().copied().min().unwrap_or(estimate),
+        counts.iter().copied().max().unwrap_or(estimate),
+    );
+    model.params_range = Some((lo, hi));
+    let pct = |v: u64| (v as f64 / estimate.max(1) as f64 - 1.0) * 100.0;
+    model.warnings.push(format!(
+        "the structure the config does not state (gated or plain MLP, tied embeddings, biases) puts the true count between {} and {} ({:+.0} % to {:+.0} % of the estimate)",
+        crate::engine::units::format_params(lo),
+        crate::engine::units::format_params(hi),
+        pct(lo),
+        pct(hi)
+    ));
 }
 
 /// The file as a JSON object, or where it is not one.

@@ -276,6 +276,7 @@ impl ModelEntry {
             warnings: Vec::new(),
             source_path: None,
             checkpoint: None,
+            params_range: None,
         })
         .and_then(|m: Model| match m.arch.validate() {
             Ok(()) => Ok(m),

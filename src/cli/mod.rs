@@ -1,5 +1,6 @@
 //! The headless command line: the same engine as the TUI, for scripts and tests.
 
+use crate::present::i18n;
 mod args;
 pub mod help;
 pub use args::PlanArgs;
@@ -357,7 +358,7 @@ pub fn run(
         Command::Detect { json } => {
             let found = crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT);
             for n in &found.notes {
-                writeln!(err, "note: {n}").map_err(io)?;
+                writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
             }
             let text = crate::present::text::detected(&found, *json);
             out.write_all(text.as_bytes()).map_err(io)?;
@@ -407,12 +408,12 @@ fn run_plan(
     let model = resolve_model(catalog, &args.model)?;
     let mut scenario = args.scenario()?;
     for w in &model.warnings {
-        writeln!(err, "warning: {w}").map_err(io)?;
+        writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
     }
     let gpus = if args.here {
         let found = crate::detect::detect(catalog, crate::detect::TOOL_TIMEOUT);
         for n in &found.notes {
-            writeln!(err, "note: {n}").map_err(io)?;
+            writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
         }
         let local = crate::detect::local(&found, catalog).ok_or_else(|| {
             CliError("no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into())
@@ -482,7 +483,7 @@ fn run_fit(
     let model = resolve_model(catalog, &args.model)?;
     let scenario = args.scenario()?;
     for w in &model.warnings {
-        writeln!(err, "warning: {w}").map_err(io_error)?;
+        writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
     }
     let gpu = match &args.gpu {
         Some(id) => resolve_gpu(catalog, id)?,
@@ -492,12 +493,11 @@ fn run_fit(
             let o = p
                 .target()
                 .ok_or_else(|| CliError("the catalog has no cards".into()))?;
-            writeln!(
-                err,
+            let note = format!(
                 "note: no --gpu given; advising for {} (the plan's pick)",
                 catalog.gpus[o.gpu].id
-            )
-            .map_err(io_error)?;
+            );
+            writeln!(err, "{}", i18n::error(&note)).map_err(io_error)?;
             o.gpu
         }
     };

@@ -286,6 +286,10 @@ pub struct Model {
     /// The weights as the checkpoint stores them, read from its headers.
     #[serde(skip)]
     pub checkpoint: Option<CheckpointWeights>,
+    /// Where the true count may lie when the structure was guessed (an unknown family): the
+    /// smallest and largest count over what the config does not state.
+    #[serde(skip)]
+    pub params_range: Option<(u64, u64)>,
 }
 
 /// A checkpoint's own weights: its format (the storage type holding most bytes) and bytes.

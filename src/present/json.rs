@@ -23,6 +23,12 @@ pub struct ModelJson<'a> {
     pub moe: bool,
     pub hf_repo: Option<&'a str>,
     pub warnings: &'a [String],
+    /// An unknown family's count is an estimate: the smallest and largest count over the
+    /// structure its config does not state, and the larger relative distance from `params`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params_range: Option<[u64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params_error_bound: Option<f64>,
 }
 
 impl<'a> ModelJson<'a> {
@@ -45,6 +51,14 @@ impl<'a> ModelJson<'a> {
             moe: model.is_moe(),
             hf_repo: model.hf_repo.as_deref(),
             warnings: &model.warnings,
+            params_range: model.params_range.map(|(lo, hi)| [lo, hi]),
+            params_error_bound: model.params_range.map(|(lo, hi)| {
+                let total = p.total.max(1) as f64;
+                let worst = (lo as f64 / total - 1.0)
+                    .abs()
+                    .max((hi as f64 / total - 1.0).abs());
+                (worst * 1e4).round() / 1e4
+            }),
         }
     }
 }
