@@ -14,8 +14,8 @@ pub const MAX_TOML_BYTES: u64 = 4 << 20;
 /// A config.json (large MoE configs with per-layer lists stay under a megabyte).
 pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 
-/// The text of a regular file of at most `max_bytes`, or why not, in words.
-pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, String> {
+/// The bytes of a regular file of at most `max_bytes`, or why not, in words.
+pub fn read_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a regular file (a folder, device or pipe cannot be read as one)".into());
@@ -29,13 +29,18 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, String> {
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
-    // Capped again while reading: the file may grow after the check.
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > max_bytes {
         return Err(format!("too large (at most {} MB)", max_bytes >> 20));
     }
+    Ok(bytes)
+}
+
+/// The text of a regular file of at most `max_bytes`, or why not, in words.
+pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, String> {
+    let bytes = read_bytes(path, max_bytes)?;
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 

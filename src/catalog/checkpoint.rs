@@ -148,12 +148,31 @@ fn read_safetensors_file(path: &Path, into: &mut Checkpoint) -> Result<(), FileE
     let mut header = vec![0u8; n as usize];
     f.read_exact(&mut header)
         .map_err(|_| fail(path, 8, "truncated header"))?;
-    let json: serde_json::Value = serde_json::from_slice(&header)
+    read_safetensors_header(path, &header, meta.len(), into)
+}
+
+/// A `.safetensors` header (the JSON after the 8-byte length) of a file `file_len` bytes
+/// long into `into`: every tensor's dtype, shape and offsets checked against the file.
+pub fn read_safetensors_header(
+    path: &Path,
+    header: &[u8],
+    file_len: u64,
+    into: &mut Checkpoint,
+) -> Result<(), FileError> {
+    let n = header.len() as u64;
+    if 8 + n > file_len {
+        return Err(fail(
+            path,
+            0,
+            format!("header length {n} runs past the end of the file"),
+        ));
+    }
+    let json: serde_json::Value = serde_json::from_slice(header)
         .map_err(|e| fail(path, 8 + e.column() as u64, format!("header is not JSON: {e}")))?;
     let serde_json::Value::Object(tensors) = json else {
         return Err(fail(path, 8, "header is not a JSON object"));
     };
-    let data_len = meta.len() - 8 - n;
+    let data_len = file_len - 8 - n;
     for (name, t) in tensors.iter().filter(|(k, _)| *k != "__metadata__") {
         let dtype = t.get("dtype").and_then(|d| d.as_str()).unwrap_or("");
         let width = safetensors_bytes(dtype).ok_or_else(|| {
@@ -236,7 +255,10 @@ pub fn read_safetensors_dir(dir: &Path) -> Result<Option<Checkpoint>, FileError>
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|x| x == "safetensors" || x == HEADER_STUB)
+            })
             .collect(),
         Err(_) => return Ok(None),
     };
@@ -246,9 +268,42 @@ pub fn read_safetensors_dir(dir: &Path) -> Result<Option<Checkpoint>, FileError>
     files.sort();
     let mut c = Checkpoint::default();
     for f in &files {
-        read_safetensors_file(f, &mut c)?;
+        if f.extension().is_some_and(|x| x == HEADER_STUB) {
+            read_header_stub(f, &mut c)?;
+        } else {
+            read_safetensors_file(f, &mut c)?;
+        }
     }
     Ok(Some(c))
+}
+
+/// The extension of a checkpoint header fetched from the Hub (`--hub`): the file's length
+/// (8 bytes, little-endian), then the file's first bytes up to the end of its header — a few
+/// KB standing for a file of many GB.
+pub const HEADER_STUB: &str = "safetensors-header";
+
+/// A stub's content for a file `file_len` bytes long whose first bytes are `prefix` (the
+/// 8-byte length and the header).
+pub fn header_stub(file_len: u64, prefix: &[u8]) -> Vec<u8> {
+    let mut out = file_len.to_le_bytes().to_vec();
+    out.extend_from_slice(prefix);
+    out
+}
+
+fn read_header_stub(path: &Path, into: &mut Checkpoint) -> Result<(), FileError> {
+    let bytes = crate::files::read_bytes(path, 8 + 8 + MAX_HEADER_BYTES)
+        .map_err(|e| FileError::new(path.display().to_string(), e))?;
+    let (Some(len), Some(n)) = (bytes.get(0..8), bytes.get(8..16)) else {
+        return Err(fail(path, 0, "shorter than a header stub"));
+    };
+    let file_len = u64::from_le_bytes(len.try_into().unwrap_or_default());
+    let n = u64::from_le_bytes(n.try_into().unwrap_or_default());
+    if n > MAX_HEADER_BYTES || bytes.len() as u64 != 16 + n {
+        return Err(fail(path, 8, "header stub does not hold its header"));
+    }
+    read_safetensors_header(path, &bytes[16..], file_len, into)?;
+    into.files += 1;
+    Ok(())
 }
 
 /// A ggml tensor type's block: (name, elements per block, bytes per block), from ggml's type

@@ -3,6 +3,7 @@
 
 pub mod checkpoint;
 pub mod hf;
+pub mod hub;
 mod validate;
 
 use validate::{locate_after, locate_field, validate_gpu, validate_offer};

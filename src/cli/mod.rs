@@ -130,6 +130,11 @@ pub struct Cli {
     /// from LC_ALL, LC_MESSAGES or LANG). Chinese shows prices in CNY unless --currency says.
     #[arg(long, global = true, value_enum)]
     pub lang: Option<crate::lang::Lang>,
+    /// Fetch an org/name the local Hugging Face cache lacks from the Hub: its config.json and
+    /// safetensors headers by range requests, a few KB, kept in the cache folder (also
+    /// `hub = true` in <config>/config.toml; HF_ENDPOINT and HF_TOKEN are honoured).
+    #[arg(long, global = true)]
+    pub hub: bool,
     /// Planner: open a saved plan (TOML, as the planner's `w` writes it).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     pub open: Option<PathBuf>,
@@ -196,6 +201,9 @@ pub struct Settings {
     /// The output's language ("en" or "zh"); unset, the locale decides.
     #[serde(default)]
     pub lang: Option<crate::lang::Lang>,
+    /// Fetch models the local cache lacks from the Hugging Face Hub (as `--hub`).
+    #[serde(default)]
+    pub hub: bool,
 }
 
 impl Cli {
@@ -239,6 +247,7 @@ pub fn settings() -> Result<Settings, CliError> {
         return Ok(Settings {
             detect: true,
             lang: None,
+            hub: false,
         });
     };
     let shown = path.display().to_string();
@@ -266,7 +275,12 @@ pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
 }
 
 /// A catalog id, or a path to a config.json; an unknown id gets the nearest names.
-pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError> {
+/// Whether the user allows the network for models (`--hub` or `hub = true`).
+fn hub_allowed(cli: &Cli) -> bool {
+    cli.hub || settings().is_ok_and(|s| s.hub)
+}
+
+pub fn resolve_model(catalog: &Catalog, wanted: &str, hub: bool) -> Result<Model, CliError> {
     if let Some(m) = catalog.model(wanted) {
         return Ok(m.clone());
     }
@@ -283,6 +297,15 @@ pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError>
     {
         return Ok(found?);
     }
+    // Only when asked: the Hub, by range requests.
+    if hub && crate::catalog::hub::valid_repo(wanted) {
+        let dir = crate::catalog::hub::fetch(wanted).map_err(CliError)?;
+        let mut m = hf::load(&dir)?;
+        m.id = crate::text::clean_prefix(wanted, 80);
+        m.name = m.id.clone();
+        m.family = "from the Hugging Face Hub".into();
+        return Ok(m);
+    }
     let near = catalog.suggest_models(wanted);
     let hint = if near.is_empty() {
         String::new()
@@ -290,7 +313,7 @@ pub fn resolve_model(catalog: &Catalog, wanted: &str) -> Result<Model, CliError>
         format!(" Did you mean: {}?", near.join(", "))
     };
     Err(CliError(format!(
-        "unknown model '{}'.{hint} `vramfit models` lists the catalog; a path to a config.json or a .gguf file, or an org/name in the local Hugging Face cache, also works.",
+        "unknown model '{}'.{hint} `vramfit models` lists the catalog; a path to a config.json or a .gguf file, or an org/name in the local Hugging Face cache (or on the Hub with --hub), also works.",
         crate::text::clean_prefix(wanted, 60)
     )))
 }
@@ -341,8 +364,8 @@ pub fn run(
     let catalog = load_catalog(&cli.catalog)?;
     let io = io_error;
     match command {
-        Command::Plan(args) => run_plan(&catalog, args, out, err)?,
-        Command::Fit(args) => run_fit(&catalog, args, out, err)?,
+        Command::Plan(args) => run_plan(&catalog, args, hub_allowed(cli), out, err)?,
+        Command::Fit(args) => run_fit(&catalog, args, hub_allowed(cli), out, err)?,
         Command::Table { json } => {
             let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
             out.write_all(text.as_bytes()).map_err(io)?;
@@ -398,6 +421,7 @@ fn io_error(e: std::io::Error) -> CliError {
 fn run_plan(
     catalog: &Catalog,
     args: &PlanArgs,
+    hub: bool,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
@@ -405,7 +429,7 @@ fn run_plan(
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }
-    let model = resolve_model(catalog, &args.model)?;
+    let model = resolve_model(catalog, &args.model, hub)?;
     let mut scenario = args.scenario()?;
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
@@ -473,6 +497,7 @@ fn run_plan(
 fn run_fit(
     catalog: &Catalog,
     args: &PlanArgs,
+    hub: bool,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
@@ -480,7 +505,7 @@ fn run_fit(
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }
-    let model = resolve_model(catalog, &args.model)?;
+    let model = resolve_model(catalog, &args.model, hub)?;
     let scenario = args.scenario()?;
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
@@ -552,7 +577,7 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
     let (imported, start) = match &wanted {
         None => (None, None),
         Some(id) if catalog.model(id).is_some() => (None, catalog.model(id).map(|m| m.id.clone())),
-        Some(other) => (Some(resolve_model(&catalog, other)?), None),
+        Some(other) => (Some(resolve_model(&catalog, other, hub_allowed(cli))?), None),
     };
     let mut app = crate::tui::app::App::new(catalog, theme, imported, start.as_deref());
     app.mouse = cli.mouse;
