@@ -66,6 +66,17 @@ fn bench_tui(c: &mut Criterion) {
         })
     });
 
+    // The same in Chinese: every label is a message lookup and widths are display widths.
+    vramfit::lang::Lang::Zh.make_current();
+    c.bench_function("key press -> recompute -> render 160x48 (zh)", |b| {
+        b.iter(|| {
+            up = !up;
+            app.update(if up { Action::Right } else { Action::Left });
+            terminal.draw(|f| ui::view(f, &mut app)).unwrap();
+        })
+    });
+    vramfit::lang::Lang::En.make_current();
+
     c.bench_function(
         "start-up to first frame (catalog + theme + plan + render 80x24)",
         |b| {
