@@ -132,7 +132,7 @@ const CONFIG_KEYS: &[&str] = &[
 
 /// Every family the importer knows, then one it does not and an empty name.
 fn model_types() -> Vec<&'static str> {
-    let mut types = vramfit::catalog::hf::KNOWN_TYPES.to_vec();
+    let mut types = vramfit::catalog::hf::known_types();
     types.extend(["fancy", ""]);
     types
 }

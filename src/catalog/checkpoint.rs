@@ -631,6 +631,8 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         qk_norm: false,
         norms_per_layer: 2,
         norm_bias: false,
+        qk_norm_full: false,
+        norm_free: false,
         mlp: MlpKind::Gated,
         mlp_bias: false,
         attention_sinks: false,

@@ -8,31 +8,14 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::FileError;
+use super::families::{Family, KvHeads, Norm, NormsPerLayer, QkNorm, Switch};
 use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow};
 
-/// Families whose tensor list the importer knows exactly.
-pub const KNOWN_TYPES: &[&str] = &[
-    "llama",
-    "mistral",
-    "mixtral",
-    "qwen2",
-    "qwen2_moe",
-    "qwen3",
-    "qwen3_moe",
-    "gemma",
-    "gemma2",
-    "gemma3",
-    "gemma3_text",
-    "phi3",
-    "deepseek_v3",
-    "gpt_oss",
-    "falcon",
-    "cohere",
-    "gpt_bigcode",
-    "gpt2",
-    "phi",
-    "gpt_neox",
-];
+/// Families whose tensor list the importer knows exactly (one description each in
+/// [`super::families`]).
+pub fn known_types() -> Vec<&'static str> {
+    super::families::known_types()
+}
 
 /// Read `path`, a `config.json` or a folder holding one.
 pub fn load(path: &Path) -> Result<Model, FileError> {
@@ -186,7 +169,8 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         64,
     );
     let mut warnings = Vec::new();
-    let known = KNOWN_TYPES.contains(&model_type.as_str());
+    let family = super::families::family(&model_type);
+    let known = family.is_some();
     if !known {
         warnings.push(format!(
             "unknown model_type '{}': parameters estimated as a Llama-style decoder from the generic fields",
@@ -197,8 +181,9 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             }
         ));
     }
-    let arch = architecture(&f, &model_type, known, &mut warnings)?;
-    let max_context = match f.u64_opt(&["max_position_embeddings", "n_positions", "seq_length"])? {
+    let family = family.copied().unwrap_or_else(|| generic_family(&f));
+    let arch = architecture(&f, &family, &mut warnings)?;
+    let max_context = match f.u64_opt(&CONTEXT_KEYS)? {
         Some(c) => c,
         None => {
             warnings.push("no max_position_embeddings: assumed 2048".into());
@@ -321,26 +306,65 @@ fn check(f: &Fields, model: &Model) -> Result<(), FileError> {
         return Err(f.error_at(key, message));
     }
     if !(1..=1 << 30).contains(&model.max_context) {
-        let key = f.written(&["max_position_embeddings", "n_positions", "seq_length"]);
+        let key = f.written(&CONTEXT_KEYS);
         return Err(f.error_at(key, format!("'{key}' must be between 1 and {}", 1u64 << 30)));
     }
     Ok(())
 }
 
-/// The network's shape from the generic fields and the family's known layout.
-fn architecture(
-    f: &Fields,
-    model_type: &str,
-    known: bool,
-    warnings: &mut Vec<String>,
-) -> Result<Architecture, FileError> {
+/// Where the configured context length may be written.
+const CONTEXT_KEYS: [&str; 4] = [
+    "max_position_embeddings",
+    "n_positions",
+    "seq_length",
+    "model_max_length",
+];
+
+/// An unknown family read from its own config: a GELU/ReLU activation means a plain
+/// two-matrix MLP, `layer_norm_eps` a LayerNorm with bias, `use_bias`/`bias` biases;
+/// transformers ties embeddings by default.
+fn generic_family(f: &Fields) -> Family {
+    let act = f
+        .str("hidden_act")
+        .or_else(|| f.str("activation_function"))
+        .unwrap_or("silu");
+    let layer_norm = (f.map.contains_key("layer_norm_eps") || f.map.contains_key("layer_norm_epsilon"))
+        && !f.map.contains_key("rms_norm_eps");
+    let bias = Switch::Key(&["use_bias", "bias"], false);
+    let base = super::families::LLAMA;
+    Family {
+        model_types: &[],
+        mlp: if act.starts_with("gelu") || act == "relu" {
+            MlpKind::Plain
+        } else {
+            MlpKind::Gated
+        },
+        norm: if layer_norm { Norm::Layer } else { Norm::Rms },
+        tie_default: true,
+        qkv_bias: bias,
+        o_bias: bias,
+        mlp_bias: bias,
+        source: "the config's generic fields",
+        ..base
+    }
+}
+
+/// A switch read against the config: fixed, or the first written key, else the default.
+fn switch(f: &Fields, s: Switch) -> bool {
+    match s {
+        Switch::No => false,
+        Switch::Yes => true,
+        Switch::Key(keys, default) => keys.iter().find_map(|k| f.bool(k)).unwrap_or(default),
+    }
+}
+
+/// The network's shape from the config's fields and the family's description.
+fn architecture(f: &Fields, family: &Family, warnings: &mut Vec<String>) -> Result<Architecture, FileError> {
     let hidden = f.u64(&["hidden_size", "n_embd", "d_model"])?;
     let layers = f.u64(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let heads = f.u64(&["num_attention_heads", "n_head"])?;
-    let vocab = f.u64(&["vocab_size"])?;
-    let falcon = model_type == "falcon";
-    let gpt2_style = is_gpt2_style(model_type);
-    let head_dim = match f.u64_opt(&["head_dim"])? {
+    let vocab = f.u64(&["vocab_size", "padded_vocab_size"])?;
+    let head_dim = match f.u64_opt(&["head_dim", "kv_channels"])? {
         Some(d) => d,
         None if hidden.is_multiple_of(heads) => hidden / heads,
         None => {
@@ -350,156 +374,103 @@ fn architecture(
             ));
         }
     };
-    let intermediate = match f.u64_opt(&["intermediate_size", "ffn_hidden_size", "n_inner"])? {
-        Some(i) if !falcon => i,
-        _ if falcon || gpt2_style => f
-            .u64_opt(&["ffn_hidden_size"])?
-            .unwrap_or(hidden.saturating_mul(4)),
-        _ => {
-            warnings.push("no intermediate_size: assumed 4 × hidden".into());
-            hidden.saturating_mul(4)
+    let intermediate = if family.ffn_hidden_size {
+        f.u64_opt(&["ffn_hidden_size"])?
+            .unwrap_or(hidden.saturating_mul(4))
+    } else {
+        match f.u64_opt(&["intermediate_size", "ffn_hidden_size", "n_inner"])? {
+            Some(i) => i,
+            // GPT-2 style configs leave it out on purpose: 4 × hidden.
+            None if family.learned_positions => hidden.saturating_mul(4),
+            None => {
+                warnings.push("no intermediate_size: assumed 4 × hidden".into());
+                hidden.saturating_mul(4)
+            }
         }
     };
-    let l = layout(f, model_type, known)?;
-    Ok(Architecture {
-        hidden,
-        intermediate,
-        layers,
-        heads,
-        kv_heads: kv_heads(f, model_type, heads)?,
-        head_dim,
-        vocab,
-        tied_embeddings: l.tied_embeddings,
-        qkv_bias: l.qkv_bias,
-        o_bias: l.o_bias,
-        qk_norm: l.qk_norm,
-        norms_per_layer: l.norms_per_layer,
-        norm_bias: l.norm_bias,
-        mlp: if l.plain_mlp {
-            MlpKind::Plain
-        } else {
-            MlpKind::Gated
-        },
-        mlp_bias: l.mlp_bias,
-        attention_sinks: model_type == "gpt_oss",
-        sliding_window: sliding_window(f, model_type, layers)?,
-        moe: moe(f, model_type, intermediate)?,
-        mla: mla(f, model_type)?,
-        active_excludes_embedding: model_type == "gpt_oss",
-        position_embeddings: l.position_embeddings,
-        lm_head_bias: model_type == "phi",
-    })
-}
-
-/// GPT-2 style: LayerNorm with bias, biased projections, plain GELU MLP, learned positions.
-fn is_gpt2_style(model_type: &str) -> bool {
-    matches!(model_type, "gpt_bigcode" | "gpt2")
-}
-
-/// Key/value heads: multi-query for GPTBigCode and old Falcon, else the config's count.
-fn kv_heads(f: &Fields, model_type: &str, heads: u64) -> Result<u64, FileError> {
-    let falcon = model_type == "falcon";
-    Ok(if is_gpt2_style(model_type) {
-        if f.bool("multi_query").unwrap_or(model_type == "gpt_bigcode") {
-            1
-        } else {
-            heads
-        }
-    } else if falcon {
-        if f.bool("new_decoder_architecture") == Some(true) {
-            f.u64_opt(&["num_kv_heads"])?.unwrap_or(heads)
-        } else if f.bool("multi_query").unwrap_or(true) {
-            1
-        } else {
-            heads
-        }
-    } else {
-        f.u64_opt(&["num_key_value_heads", "num_kv_heads"])?
-            .unwrap_or(heads)
-    })
-}
-
-/// The structural flags a family fixes (biases, norms, tying, positions).
-struct Layout {
-    tied_embeddings: bool,
-    /// Two matrices (up, down) instead of SwiGLU's three.
-    plain_mlp: bool,
-    /// LayerNorm (weight and bias) instead of RMSNorm.
-    norm_bias: bool,
-    qkv_bias: bool,
-    o_bias: bool,
-    qk_norm: bool,
-    norms_per_layer: u64,
-    mlp_bias: bool,
-    position_embeddings: u64,
-}
-
-fn layout(f: &Fields, model_type: &str, known: bool) -> Result<Layout, FileError> {
-    let is = |t: &str| model_type == t;
-    let falcon = is("falcon");
-    let gpt2_style = is_gpt2_style(model_type);
-    // Phi-1/2 and GPT-NeoX: GELU MLPs of two matrices, LayerNorms, biased projections.
-    let neox_style = is("phi") || is("gpt_neox");
-    // An unknown family is read from its own config: a GELU/ReLU activation means a plain
-    // two-matrix MLP, `layer_norm_eps` a LayerNorm with bias, `use_bias`/`bias` biases.
-    let act = f
-        .str("hidden_act")
-        .or_else(|| f.str("activation_function"))
-        .unwrap_or("silu");
-    let generic_plain = !known && (act.starts_with("gelu") || act == "relu");
-    let generic_layernorm = !known
-        && (f.map.contains_key("layer_norm_eps") || f.map.contains_key("layer_norm_epsilon"))
-        && !f.map.contains_key("rms_norm_eps");
-    let generic_bias = !known && (f.bool("use_bias") == Some(true) || f.bool("bias") == Some(true));
-    // transformers' PretrainedConfig ties by default; the Llama-family configs override it.
-    let tie_default = matches!(
-        model_type,
-        "gemma" | "gemma2" | "gemma3" | "gemma3_text" | "falcon" | "cohere" | "gpt_bigcode" | "gpt2"
-    ) || !known;
-    let attention_bias = f.bool("attention_bias").unwrap_or(false);
-    let norms_per_layer = match model_type {
-        "gemma2" | "gemma3" | "gemma3_text" => 4,
-        "cohere" | "phi" => 1,
-        "falcon"
+    let norms_per_layer = match family.norms_per_layer {
+        NormsPerLayer::Fixed(n) => n,
+        // Falcon's old layout shares one norm between parallel attention and MLP.
+        NormsPerLayer::Falcon
             if f.bool("new_decoder_architecture") != Some(true)
                 && f.bool("parallel_attn").unwrap_or(true) =>
         {
             1
         }
-        _ => 2,
+        NormsPerLayer::Falcon => 2,
     };
-    let biased = gpt2_style || neox_style || attention_bias || generic_bias;
-    Ok(Layout {
-        tied_embeddings: f.bool("tie_word_embeddings").unwrap_or(tie_default),
-        plain_mlp: falcon || gpt2_style || neox_style || generic_plain,
-        norm_bias: falcon || gpt2_style || neox_style || generic_layernorm,
-        qkv_bias: is("qwen2") || is("qwen2_moe") || biased || f.bool("bias").unwrap_or(false),
-        o_bias: biased || (falcon && f.bool("bias").unwrap_or(false)),
-        qk_norm: is("qwen3")
-            || is("qwen3_moe")
-            || is("gemma3_text")
-            || is("gemma3")
-            || f.bool("use_qk_norm").unwrap_or(false),
+    let (qk_norm, qk_norm_full) = match family.qk_norm {
+        QkNorm::No => (false, false),
+        QkNorm::PerHead(s) => (switch(f, s), false),
+        QkNorm::Full(s) => (switch(f, s), true),
+    };
+    Ok(Architecture {
+        hidden,
+        intermediate,
+        layers,
+        heads,
+        kv_heads: kv_heads(f, family, heads)?,
+        head_dim,
+        vocab,
+        tied_embeddings: f.bool("tie_word_embeddings").unwrap_or(family.tie_default),
+        qkv_bias: switch(f, family.qkv_bias),
+        o_bias: switch(f, family.o_bias),
+        qk_norm,
+        qk_norm_full,
         norms_per_layer,
-        mlp_bias: is("gpt_oss")
-            || gpt2_style
-            || neox_style
-            || generic_bias
-            || f.bool("mlp_bias").unwrap_or(false),
-        position_embeddings: if gpt2_style {
+        norm_bias: family.norm == Norm::Layer,
+        norm_free: family.norm == Norm::Free,
+        mlp: family.mlp,
+        mlp_bias: switch(f, family.mlp_bias),
+        attention_sinks: family.gpt_oss,
+        sliding_window: sliding_window(f, family, layers)?,
+        moe: moe(f, family, intermediate)?,
+        mla: if family.mla { mla(f)? } else { None },
+        active_excludes_embedding: family.gpt_oss,
+        position_embeddings: if family.learned_positions {
             f.u64_opt(&["n_positions", "max_position_embeddings"])?
                 .unwrap_or(0)
         } else {
             0
         },
+        lm_head_bias: switch(f, family.lm_head_bias),
+    })
+}
+
+/// Key/value heads as the family counts them.
+fn kv_heads(f: &Fields, family: &Family, heads: u64) -> Result<u64, FileError> {
+    Ok(match family.kv_heads {
+        KvHeads::Config => f
+            .u64_opt(&["num_key_value_heads", "num_kv_heads"])?
+            .unwrap_or(heads),
+        KvHeads::MultiQuery(default) => {
+            if f.bool("multi_query").unwrap_or(default) {
+                1
+            } else {
+                heads
+            }
+        }
+        KvHeads::Falcon => {
+            if f.bool("new_decoder_architecture") == Some(true) {
+                f.u64_opt(&["num_kv_heads"])?.unwrap_or(heads)
+            } else if f.bool("multi_query").unwrap_or(true) {
+                1
+            } else {
+                heads
+            }
+        }
+        KvHeads::ChatGlm => {
+            if f.bool("multi_query_attention") == Some(true) {
+                f.u64_opt(&["multi_query_group_num"])?.unwrap_or(heads)
+            } else {
+                heads
+            }
+        }
     })
 }
 
 /// DeepSeek's multi-head latent attention.
-fn mla(f: &Fields, model_type: &str) -> Result<Option<Mla>, FileError> {
-    if !matches!(model_type, "deepseek_v3" | "deepseek_v2") {
-        return Ok(None);
-    }
+fn mla(f: &Fields) -> Result<Option<Mla>, FileError> {
     Ok(Some(Mla {
         q_lora_rank: f.u64_opt(&["q_lora_rank"])?.unwrap_or(0),
         kv_lora_rank: f.u64(&["kv_lora_rank"])?,
@@ -537,7 +508,7 @@ fn config_keys(field: &str) -> &'static [&'static str] {
     }
 }
 
-fn sliding_window(f: &Fields, model_type: &str, layers: u64) -> Result<Option<SlidingWindow>, FileError> {
+fn sliding_window(f: &Fields, family: &Family, layers: u64) -> Result<Option<SlidingWindow>, FileError> {
     if f.bool("use_sliding_window") == Some(false) {
         return Ok(None);
     }
@@ -567,15 +538,14 @@ fn sliding_window(f: &Fields, model_type: &str, layers: u64) -> Result<Option<Sl
             }));
         }
     }
-    let global_every = match model_type {
-        "gemma2" | "gpt_oss" => 2,
-        "gemma3" | "gemma3_text" => f.u64_opt(&["sliding_window_pattern"])?.unwrap_or(6),
-        _ => 0,
+    let global_every = match family.global_every {
+        0 => 0,
+        every => f.u64_opt(&["sliding_window_pattern"])?.unwrap_or(every),
     };
     Ok(Some(SlidingWindow { window, global_every }))
 }
 
-fn moe(f: &Fields, model_type: &str, intermediate: u64) -> Result<Option<Moe>, FileError> {
+fn moe(f: &Fields, family: &Family, intermediate: u64) -> Result<Option<Moe>, FileError> {
     let experts = f.u64_opt(&["num_local_experts", "num_experts", "n_routed_experts"])?;
     let Some(experts) = experts.filter(|e| *e > 1) else {
         return Ok(None);
@@ -588,12 +558,13 @@ fn moe(f: &Fields, model_type: &str, intermediate: u64) -> Result<Option<Moe>, F
         ));
     }
     let expert_intermediate = f.u64_opt(&["moe_intermediate_size"])?.unwrap_or(intermediate);
-    let (shared, shared_intermediate, shared_expert_gate) = match model_type {
-        "qwen2_moe" => match f.u64_opt(&["shared_expert_intermediate_size"])? {
+    let (shared, shared_intermediate, shared_expert_gate) = if family.gated_shared_expert {
+        match f.u64_opt(&["shared_expert_intermediate_size"])? {
             Some(s) if s > 0 => (1, Some(s), true),
             _ => (0, None, false),
-        },
-        _ => (f.u64_opt(&["n_shared_experts"])?.unwrap_or(0), None, false),
+        }
+    } else {
+        (f.u64_opt(&["n_shared_experts"])?.unwrap_or(0), None, false)
     };
     Ok(Some(Moe {
         experts,
@@ -603,7 +574,7 @@ fn moe(f: &Fields, model_type: &str, intermediate: u64) -> Result<Option<Moe>, F
         shared_intermediate,
         shared_expert_gate,
         first_dense_layers: f.u64_opt(&["first_k_dense_replace"])?.unwrap_or(0),
-        router_bias: model_type == "gpt_oss" || f.str("topk_method") == Some("noaux_tc"),
+        router_bias: family.gpt_oss || f.str("topk_method") == Some("noaux_tc"),
     }))
 }
 

@@ -2,6 +2,7 @@
 //! `--catalog PATH`), and models imported from a Hugging Face `config.json`.
 
 pub mod checkpoint;
+pub mod families;
 pub mod hf;
 pub mod hub;
 mod validate;
@@ -263,6 +264,8 @@ impl ModelEntry {
                 qk_norm: self.qk_norm,
                 norms_per_layer: self.norms_per_layer,
                 norm_bias: self.norm_bias,
+                qk_norm_full: false,
+                norm_free: false,
                 mlp: self.mlp,
                 mlp_bias: self.mlp_bias,
                 attention_sinks: self.attention_sinks,

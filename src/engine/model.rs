@@ -99,6 +99,13 @@ pub struct Architecture {
     /// The output projection has a bias (Phi-1/2): vocab extra parameters.
     #[serde(default)]
     pub lm_head_bias: bool,
+    /// The q and k norms span the whole projection (heads × head_dim and kv_heads ×
+    /// head_dim: OLMo 2, OLMoE) rather than one head_dim vector each.
+    #[serde(default)]
+    pub qk_norm_full: bool,
+    /// LayerNorms without weights (OLMo 1's non-parametric norm): no parameters.
+    #[serde(default)]
+    pub norm_free: bool,
 }
 
 /// Total and per-token active parameter counts.
@@ -110,7 +117,9 @@ pub struct ParamCount {
 
 impl Architecture {
     fn norm_params(&self) -> u64 {
-        if self.norm_bias {
+        if self.norm_free {
+            0
+        } else if self.norm_bias {
             2 * self.hidden
         } else {
             self.hidden
@@ -141,7 +150,9 @@ impl Architecture {
         if self.o_bias {
             n += h;
         }
-        if self.qk_norm {
+        if self.qk_norm && self.qk_norm_full {
+            n += q_width + kv_width;
+        } else if self.qk_norm {
             n += 2 * self.head_dim;
         }
         if self.attention_sinks {
