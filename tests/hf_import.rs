@@ -186,3 +186,307 @@ fn an_unknown_family_states_its_error_bound() {
     let known = hf::load(&fixture("llama-3.1-8b")).unwrap();
     assert_eq!(known.params_range, None);
 }
+
+/// A dense decoder's count, written out: embeddings (and an untied head), the final norm, and
+/// per layer attention (q, k, v, o), the MLP and the norms. Each family's test below fills it
+/// in from its config and its modeling code.
+struct Dense {
+    vocab: u64,
+    hidden: u64,
+    layers: u64,
+    tied: bool,
+    attention: u64,
+    mlp: u64,
+    norms: u64,
+    final_norm: u64,
+}
+
+impl Dense {
+    fn total(&self) -> u64 {
+        let head = if self.tied { 0 } else { self.vocab * self.hidden };
+        self.vocab * self.hidden
+            + head
+            + self.final_norm
+            + self.layers * (self.attention + self.mlp + self.norms)
+    }
+}
+
+/// q and o of width q, k and v of width kv, from hidden h.
+fn attention(h: u64, q: u64, kv: u64) -> u64 {
+    2 * h * q + 2 * h * kv
+}
+
+/// Families the importer knows from one table entry each, every count against a sum worked
+/// out by hand and the published total (tests/fixtures/hf/SOURCES.md names each repo).
+#[test]
+fn every_named_family_imports_to_its_hand_count_and_published_total() {
+    let cases: Vec<(&str, u64, u64)> = vec![
+        // StarCoder2: LayerNorms (weight + bias), every projection biased, a two-matrix MLP.
+        (
+            "starcoder2-3b",
+            Dense {
+                vocab: 49152,
+                hidden: 3072,
+                layers: 30,
+                tied: true,
+                attention: attention(3072, 3072, 256) + 3072 + 2 * 256 + 3072,
+                mlp: 2 * 3072 * 12288 + 12288 + 3072,
+                norms: 2 * 2 * 3072,
+                final_norm: 2 * 3072,
+            }
+            .total(),
+            3_030_371_328,
+        ),
+        // OLMo 1: LayerNorms without weights: no norm parameters at all.
+        (
+            "olmo-1b-hf",
+            Dense {
+                vocab: 50304,
+                hidden: 2048,
+                layers: 16,
+                tied: true,
+                attention: attention(2048, 2048, 2048),
+                mlp: 3 * 2048 * 8192,
+                norms: 0,
+                final_norm: 0,
+            }
+            .total(),
+            1_176_764_416,
+        ),
+        // OLMo 2: RMSNorm over the whole q (4096) and k (4096) projections.
+        (
+            "olmo-2-1124-7b",
+            Dense {
+                vocab: 100352,
+                hidden: 4096,
+                layers: 32,
+                tied: false,
+                attention: attention(4096, 4096, 4096) + 4096 + 4096,
+                mlp: 3 * 4096 * 11008,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            7_298_617_344,
+        ),
+        // Granite 3.1 8B: Llama's layout (its multipliers are scalars, not parameters).
+        (
+            "granite-3.1-8b",
+            Dense {
+                vocab: 49155,
+                hidden: 4096,
+                layers: 40,
+                tied: true,
+                attention: attention(4096, 4096, 1024),
+                mlp: 3 * 4096 * 12800,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            8_170_848_256,
+        ),
+        // InternLM2.5: fused wqkv, no biases.
+        (
+            "internlm2_5-7b-chat",
+            Dense {
+                vocab: 92544,
+                hidden: 4096,
+                layers: 32,
+                tied: false,
+                attention: attention(4096, 4096, 1024),
+                mlp: 3 * 4096 * 14336,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            7_737_708_544,
+        ),
+        // InternLM3: two KV heads of 128.
+        (
+            "internlm3-8b-instruct",
+            Dense {
+                vocab: 128512,
+                hidden: 4096,
+                layers: 48,
+                tied: false,
+                attention: attention(4096, 4096, 256),
+                mlp: 3 * 4096 * 10240,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            8_804_241_408,
+        ),
+        // GLM-4: biased q, k, v (not o); GLM-4-0414 adds two norms a layer.
+        (
+            "glm-4-9b-chat-hf",
+            Dense {
+                vocab: 151552,
+                hidden: 4096,
+                layers: 40,
+                tied: false,
+                attention: attention(4096, 4096, 256) + 4096 + 2 * 256,
+                mlp: 3 * 4096 * 13696,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            9_399_951_360,
+        ),
+        (
+            "glm-4-9b-0414",
+            Dense {
+                vocab: 151552,
+                hidden: 4096,
+                layers: 40,
+                tied: false,
+                attention: attention(4096, 4096, 256) + 4096 + 2 * 256,
+                mlp: 3 * 4096 * 13696,
+                norms: 4 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            9_400_279_040,
+        ),
+        // ChatGLM3: padded vocabulary, two query groups of kv_channels 128, biased QKV,
+        // dense_h_to_4h of 2 × ffn_hidden_size (SwiGLU), an untied output layer.
+        (
+            "chatglm3-6b",
+            Dense {
+                vocab: 65024,
+                hidden: 4096,
+                layers: 28,
+                tied: false,
+                attention: attention(4096, 4096, 256) + 4096 + 2 * 256,
+                mlp: 4096 * 2 * 13696 + 13696 * 4096,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            6_243_584_000,
+        ),
+        // StableLM 2: LayerNorms, q/k/v biases.
+        (
+            "stablelm-2-1_6b",
+            Dense {
+                vocab: 100352,
+                hidden: 2048,
+                layers: 24,
+                tied: false,
+                attention: attention(2048, 2048, 2048) + 3 * 2048,
+                mlp: 3 * 2048 * 5632,
+                norms: 2 * 2 * 2048,
+                final_norm: 2 * 2048,
+            }
+            .total(),
+            1_644_515_328,
+        ),
+        // EXAONE 3.5: Llama's layout under other key names (num_layers).
+        (
+            "exaone-3.5-7.8b",
+            Dense {
+                vocab: 102400,
+                hidden: 4096,
+                layers: 32,
+                tied: false,
+                attention: attention(4096, 4096, 1024),
+                mlp: 3 * 4096 * 14336,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            7_818_448_896,
+        ),
+        // MiniCPM 2B: tied, 36 heads of 64.
+        (
+            "minicpm-2b-sft-bf16",
+            Dense {
+                vocab: 122753,
+                hidden: 2304,
+                layers: 40,
+                tied: true,
+                attention: attention(2304, 2304, 2304),
+                mlp: 3 * 2304 * 5760,
+                norms: 2 * 2304,
+                final_norm: 2304,
+            }
+            .total(),
+            2_724_880_896,
+        ),
+        // Baichuan 2: W_pack (fused q, k, v), NormHead the size of an lm_head.
+        (
+            "baichuan2-7b-base",
+            Dense {
+                vocab: 125696,
+                hidden: 4096,
+                layers: 32,
+                tied: false,
+                attention: attention(4096, 4096, 4096),
+                mlp: 3 * 4096 * 11008,
+                norms: 2 * 4096,
+                final_norm: 4096,
+            }
+            .total(),
+            7_505_973_248,
+        ),
+    ];
+    for (dir, by_hand, published) in cases {
+        let m = hf::load(&fixture(dir)).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        assert_eq!(m.params().total, by_hand, "{dir}: against the hand count");
+        assert_eq!(
+            by_hand, published,
+            "{dir}: the hand count against the published total"
+        );
+        assert!(
+            m.warnings.is_empty() && m.params_range.is_none(),
+            "{dir} is a known family: {:?}",
+            m.warnings
+        );
+    }
+}
+
+/// The mixture-of-experts families: total and active counts by hand.
+#[test]
+fn moe_families_import_to_their_hand_counts() {
+    // OLMoE: 64 experts of 1024 (8 active), a router, full-width q/k norms.
+    let (h, layers, v) = (2048u64, 16u64, 50304u64);
+    let fixed = attention(h, h, h) + 2 * h + 64 * h + 2 * h;
+    let expert = 3 * h * 1024;
+    let olmoe = hf::load(&fixture("olmoe-1b-7b-0924")).unwrap().params();
+    assert_eq!(olmoe.total, 2 * v * h + h + layers * (fixed + 64 * expert));
+    assert_eq!(olmoe.active, 2 * v * h + h + layers * (fixed + 8 * expert));
+    assert_eq!((olmoe.total, olmoe.active), (6_919_161_856, 1_282_017_280));
+    // Granite 3.1 3B-A800M: 40 experts of 512 (8 active), tied embeddings.
+    let (h, layers, v) = (1536u64, 32u64, 49155u64);
+    let fixed = attention(h, h, 512) + 40 * h + 2 * h;
+    let expert = 3 * h * 512;
+    let granite = hf::load(&fixture("granite-3.1-3b-a800m")).unwrap().params();
+    assert_eq!(granite.total, v * h + h + layers * (fixed + 40 * expert));
+    assert_eq!(granite.active, v * h + h + layers * (fixed + 8 * expert));
+    // Phi-3.5-MoE: LayerNorms, biased attention, 16 experts of 6400 (2 active), a biased head.
+    let (h, layers, v) = (4096u64, 32u64, 32064u64);
+    let fixed = attention(h, h, 1024) + h + 2 * 1024 + h + 16 * h + 2 * 2 * h;
+    let expert = 3 * h * 6400;
+    let phimoe = hf::load(&fixture("phi-3.5-moe")).unwrap().params();
+    assert_eq!(
+        phimoe.total,
+        2 * v * h + v + 2 * h + layers * (fixed + 16 * expert)
+    );
+    assert_eq!(
+        phimoe.active,
+        2 * v * h + v + 2 * h + layers * (fixed + 2 * expert)
+    );
+    assert_eq!(phimoe.total, 41_873_153_344);
+    // DeepSeek-V2-Lite: MLA without a query down-projection, one dense layer, then 64 routed
+    // experts of 1408 (6 active) and 2 shared.
+    let (h, v) = (2048u64, 102400u64);
+    let mla = h * 16 * (128 + 64) + h * (512 + 64) + 512 + 512 * 16 * (128 + 128) + 16 * 128 * h;
+    let fixed = mla + 2 * h;
+    let expert = 3 * h * 1408;
+    let dense = fixed + 3 * h * 10944;
+    let moe_layer = |active: u64| fixed + 64 * h + 2 * expert + active * expert;
+    let ds = hf::load(&fixture("deepseek-v2-lite")).unwrap().params();
+    assert_eq!(ds.total, 2 * v * h + h + dense + 26 * moe_layer(64));
+    assert_eq!(ds.active, 2 * v * h + h + dense + 26 * moe_layer(6));
+    assert_eq!(ds.total, 15_706_484_224);
+}
