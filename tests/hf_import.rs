@@ -490,3 +490,43 @@ fn moe_families_import_to_their_hand_counts() {
     assert_eq!(ds.active, 2 * v * h + h + dense + 26 * moe_layer(6));
     assert_eq!(ds.total, 15_706_484_224);
 }
+
+/// Llama 4's text model (from the multimodal config's `text_config`): routed experts of
+/// `intermediate_size` with one shared expert, dense layers of `intermediate_size_mlp`, q/k
+/// L2 norms without weights. Scout is MoE in every layer; Maverick (128 experts) in every
+/// second — the same config with `interleave_moe_layer_step` 2.
+#[test]
+fn llama_4_scout_and_maverick_count_their_experts_and_dense_layers() {
+    let (h, v, layers) = (5120u64, 202048u64, 48u64);
+    let fixed = attention(h, h, 1024) + 2 * h;
+    let expert = 3 * h * 8192;
+    let dense_mlp = 3 * h * 16384;
+    let embeddings = 2 * v * h + h;
+    let scout = hf::load(&fixture("llama-4-scout-17b-16e")).unwrap();
+    let p = scout.params();
+    assert_eq!(
+        p.total,
+        embeddings + layers * (fixed + 16 * h + expert + 16 * expert)
+    );
+    assert_eq!(p.active, embeddings + layers * (fixed + 16 * h + expert + expert));
+    assert_eq!((p.total, p.active), (107_769_861_120, 17_172_894_720));
+    assert!(scout.warnings.is_empty(), "{:?}", scout.warnings);
+    let text = std::fs::read_to_string(fixture("llama-4-scout-17b-16e").join("config.json"))
+        .unwrap()
+        .replace(
+            "\"interleave_moe_layer_step\": 1",
+            "\"interleave_moe_layer_step\": 2",
+        )
+        .replace("\"num_local_experts\": 16", "\"num_local_experts\": 128");
+    let maverick = hf::from_str("config.json", &text, "maverick").unwrap().params();
+    let moe_layer = |active: u64| fixed + 128 * h + expert + active * expert;
+    assert_eq!(
+        maverick.total,
+        embeddings + 24 * moe_layer(128) + 24 * (fixed + dense_mlp)
+    );
+    assert_eq!(
+        maverick.active,
+        embeddings + 24 * moe_layer(1) + 24 * (fixed + dense_mlp)
+    );
+    assert_eq!(maverick.total, 400_711_848_960, "Maverick's 400 B");
+}

@@ -616,6 +616,7 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         shared_expert_gate: false,
         first_dense_layers: key("leading_dense_block_count").unwrap_or(0),
         router_bias: false,
+        every: 1,
     });
     let arch_shape = Architecture {
         hidden,

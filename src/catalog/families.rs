@@ -85,6 +85,12 @@ pub struct Family {
     /// The MLP width is `ffn_hidden_size` (or 4 × hidden), never `intermediate_size`
     /// (Falcon, ChatGLM).
     pub ffn_hidden_size: bool,
+    /// Where a dense MLP's width is written, first found wins.
+    pub dense_width_keys: &'static [&'static str],
+    /// Where one routed expert's width is written (else the dense width).
+    pub expert_width_keys: &'static [&'static str],
+    /// One shared expert of the routed experts' width in every MoE layer (Llama 4).
+    pub shared_expert: bool,
     /// Where the layout was read.
     pub source: &'static str,
 }
@@ -109,6 +115,9 @@ pub const LLAMA: Family = Family {
     gpt_oss: false,
     gated_shared_expert: false,
     ffn_hidden_size: false,
+    dense_width_keys: &["intermediate_size", "ffn_hidden_size", "n_inner"],
+    expert_width_keys: &["moe_intermediate_size"],
+    shared_expert: false,
     source: "models/llama/modeling_llama.py",
 };
 
@@ -299,6 +308,16 @@ pub const FAMILIES: &[Family] = &[
         kv_heads: KvHeads::ChatGlm,
         ffn_hidden_size: true,
         ..like_llama(&["chatglm"], "modeling_chatglm.py (THUDM, remote code)")
+    },
+    // Llama 4 (the text model): MoE layers of routed experts of `intermediate_size` plus one
+    // shared expert, dense layers of `intermediate_size_mlp` (every layer but each
+    // `interleave_moe_layer_step`-th), q/k L2 norms without weights.
+    Family {
+        dense_width_keys: &["intermediate_size_mlp", "intermediate_size"],
+        expert_width_keys: &["intermediate_size"],
+        shared_expert: true,
+        qk_norm: QkNorm::No,
+        ..like_llama(&["llama4", "llama4_text"], "models/llama4/modeling_llama4.py")
     },
     // StableLM 2: LayerNorms, q/k/v biased when `use_qkv_bias`, per-head q/k LayerNorms
     // (weights only) when `qk_layernorm`.

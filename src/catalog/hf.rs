@@ -378,7 +378,7 @@ fn architecture(f: &Fields, family: &Family, warnings: &mut Vec<String>) -> Resu
         f.u64_opt(&["ffn_hidden_size"])?
             .unwrap_or(hidden.saturating_mul(4))
     } else {
-        match f.u64_opt(&["intermediate_size", "ffn_hidden_size", "n_inner"])? {
+        match f.u64_opt(family.dense_width_keys)? {
             Some(i) => i,
             // GPT-2 style configs leave it out on purpose: 4 × hidden.
             None if family.learned_positions => hidden.saturating_mul(4),
@@ -557,14 +557,15 @@ fn moe(f: &Fields, family: &Family, intermediate: u64) -> Result<Option<Moe>, Fi
             format!("num_experts_per_tok ({active}) is larger than the number of experts ({experts})"),
         ));
     }
-    let expert_intermediate = f.u64_opt(&["moe_intermediate_size"])?.unwrap_or(intermediate);
+    let expert_intermediate = f.u64_opt(family.expert_width_keys)?.unwrap_or(intermediate);
     let (shared, shared_intermediate, shared_expert_gate) = if family.gated_shared_expert {
         match f.u64_opt(&["shared_expert_intermediate_size"])? {
             Some(s) if s > 0 => (1, Some(s), true),
             _ => (0, None, false),
         }
     } else {
-        (f.u64_opt(&["n_shared_experts"])?.unwrap_or(0), None, false)
+        let default = u64::from(family.shared_expert);
+        (f.u64_opt(&["n_shared_experts"])?.unwrap_or(default), None, false)
     };
     Ok(Some(Moe {
         experts,
@@ -575,6 +576,7 @@ fn moe(f: &Fields, family: &Family, intermediate: u64) -> Result<Option<Moe>, Fi
         shared_expert_gate,
         first_dense_layers: f.u64_opt(&["first_k_dense_replace"])?.unwrap_or(0),
         router_bias: family.gpt_oss || f.str("topk_method") == Some("noaux_tc"),
+        every: f.u64_opt(&["interleave_moe_layer_step"])?.unwrap_or(1).max(1),
     }))
 }
 

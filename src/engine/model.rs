@@ -53,6 +53,14 @@ pub struct Moe {
     /// Router has a bias (gpt-oss) or a score-correction bias (DeepSeek-V3): E extra params.
     #[serde(default)]
     pub router_bias: bool,
+    /// Every n-th layer (after the leading dense ones) is a mixture of experts, the others
+    /// dense (Llama 4 Maverick's `interleave_moe_layer_step` 2); 1 = every layer.
+    #[serde(default = "one")]
+    pub every: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// Which layers use a sliding attention window.
@@ -170,12 +178,18 @@ impl Architecture {
         }
     }
 
-    /// Number of layers whose feed-forward is a mixture of experts.
+    /// Number of layers whose feed-forward is a mixture of experts: after the leading dense
+    /// layers, every `every`-th (layers every−1, 2·every−1, … as Llama 4 places them).
     pub fn moe_layers(&self) -> u64 {
         match &self.moe {
-            Some(moe) => self.layers.saturating_sub(moe.first_dense_layers),
+            Some(moe) => self.layers.saturating_sub(moe.first_dense_layers) / moe.every.max(1),
             None => 0,
         }
+    }
+
+    /// Number of layers with a dense feed-forward.
+    pub fn dense_layers(&self) -> u64 {
+        self.layers - self.moe_layers()
     }
 
     /// Exact parameter count: total resident, and active per token.
@@ -193,7 +207,7 @@ impl Architecture {
             return ParamCount { total, active: total };
         };
 
-        let dense_layers = moe.first_dense_layers.min(self.layers);
+        let dense_layers = self.dense_layers();
         let moe_layers = self.moe_layers();
         let router = moe.experts * h + if moe.router_bias { moe.experts } else { 0 };
         let expert = self.mlp_params(moe.expert_intermediate);

@@ -20,7 +20,7 @@ pub fn adapter_params(a: &Architecture, rank: u64, targets: LoraTargets) -> u64 
     let mlp = match &a.moe {
         None => a.layers * mlp_one(a.intermediate),
         Some(m) => {
-            let dense = m.first_dense_layers.min(a.layers) * mlp_one(a.intermediate);
+            let dense = a.dense_layers() * mlp_one(a.intermediate);
             let per_moe_layer = (m.experts + m.shared) * mlp_one(m.expert_intermediate);
             dense + a.moe_layers() * per_moe_layer
         }
