@@ -530,3 +530,57 @@ fn llama_4_scout_and_maverick_count_their_experts_and_dense_layers() {
     );
     assert_eq!(maverick.total, 400_711_848_960, "Maverick's 400 B");
 }
+
+/// State-space models: a Mamba has no attention and no MLP, one norm and one mixer a layer,
+/// and keeps a state per sequence that does not grow with the context; Jamba mixes four
+/// attention layers into 28 Mamba layers and puts experts in every second layer.
+#[test]
+fn mamba_and_jamba_count_their_mixers_and_keep_a_state_not_a_kv_cache() {
+    use vramfit::engine::kv::kv_cache_bytes;
+    // Mamba-130m: d_inner 1536, d_state 16, kernel 4, dt rank 48, tied embeddings.
+    let (h, di, ds, k, r) = (768u64, 1536u64, 16u64, 4u64, 48u64);
+    let mixer = h * 2 * di + (di * k + di) + di * (r + 2 * ds) + (r * di + di) + di * ds + di + di * h;
+    let mamba = hf::load(&fixture("mamba-130m-hf")).unwrap();
+    assert_eq!(mamba.params().total, 50280 * h + h + 24 * (mixer + h));
+    assert_eq!(mamba.params().total, 129_135_360, "the published 129 M");
+    assert_eq!(mamba.kv_bytes_per_token(2.0), 0.0);
+    let state = 24 * (di * (k - 1) + di * ds);
+    let at = |context| kv_cache_bytes(&mamba, 2.0, context, 4);
+    assert_eq!(at(1024), (state * 2 * 4) as f64);
+    assert_eq!(at(1024), at(1_000_000), "the same state at any context");
+    // Mamba 2: in_proj writes z, x, B, C (one group of 128) and a dt per head; the
+    // convolution covers x, B and C.
+    let (di, ds, heads) = (1536u64, 128u64, 24u64);
+    let conv = di + 2 * ds;
+    let mixer2 = h * (2 * di + 2 * ds + heads) + (conv * 4 + conv) + 3 * heads + di + di * h;
+    let mamba2 = hf::load(&fixture("mamba2-130m-hf")).unwrap();
+    assert_eq!(mamba2.params().total, 50288 * h + h + 24 * (mixer2 + h));
+    assert_eq!(
+        kv_cache_bytes(&mamba2, 2.0, 8192, 1),
+        (24 * (conv * 3 + di * ds) * 2) as f64
+    );
+    // Jamba v0.1: attention at layers 4, 12, 20, 28; the Mamba mixers have dt, B and C norms;
+    // 16 experts (2 active) in layers 1, 3, …, 31, a dense MLP elsewhere.
+    let (h, di, ds, r) = (4096u64, 8192u64, 16u64, 256u64);
+    let mixer =
+        h * 2 * di + (di * 4 + di) + di * (r + 2 * ds) + (r * di + di) + di * ds + di + di * h + (r + 2 * ds);
+    let attention = attention(h, h, 1024);
+    let mlp = 3 * h * 14336;
+    let common = 2 * 65536 * h + h + 4 * attention + 28 * mixer + 32 * 2 * h + 16 * mlp + 16 * 16 * h;
+    let jamba = hf::load(&fixture("jamba-v0.1")).unwrap();
+    let p = jamba.params();
+    assert_eq!(p.total, common + 16 * 16 * mlp);
+    assert_eq!(p.active, common + 16 * 2 * mlp);
+    assert_eq!(
+        (p.total / 100_000_000, p.active / 1_000_000_000),
+        (515, 12),
+        "51.6 B, 12 B active"
+    );
+    // The KV cache: 4 attention layers × 8 KV heads × 128 per token, plus the 28 states.
+    assert_eq!(jamba.kv_bytes_per_token(2.0), (2 * 4 * 8 * 128 * 2) as f64);
+    let jamba_state = 28 * (di * 3 + di * ds);
+    assert_eq!(
+        kv_cache_bytes(&jamba, 2.0, 8192, 1),
+        ((4 * 2 * 8 * 128 * 8192 + jamba_state) * 2) as f64
+    );
+}

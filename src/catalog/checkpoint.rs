@@ -634,6 +634,7 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         norm_bias: false,
         qk_norm_full: false,
         norm_free: false,
+        ssm: None,
         mlp: MlpKind::Gated,
         mlp_bias: false,
         attention_sinks: false,

@@ -58,6 +58,20 @@ pub enum NormsPerLayer {
     Falcon,
 }
 
+/// State-space layers and how the config writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateSpace {
+    No,
+    /// Mamba: every layer a Mamba-1 mixer (`state_size`, `expand`, `conv_kernel`,
+    /// `time_step_rank`), no MLP.
+    Mamba1,
+    /// Mamba 2: `num_heads`, `n_groups` besides the above.
+    Mamba2,
+    /// Jamba: attention every `attn_layer_period` layers (from `attn_layer_offset`), Mamba-1
+    /// mixers (`mamba_*` keys, with dt/B/C norms) elsewhere, an MLP or MoE in every layer.
+    Jamba,
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Family {
     pub model_types: &'static [&'static str],
@@ -91,6 +105,7 @@ pub struct Family {
     pub expert_width_keys: &'static [&'static str],
     /// One shared expert of the routed experts' width in every MoE layer (Llama 4).
     pub shared_expert: bool,
+    pub state_space: StateSpace,
     /// Where the layout was read.
     pub source: &'static str,
 }
@@ -118,6 +133,7 @@ pub const LLAMA: Family = Family {
     dense_width_keys: &["intermediate_size", "ffn_hidden_size", "n_inner"],
     expert_width_keys: &["moe_intermediate_size"],
     shared_expert: false,
+    state_space: StateSpace::No,
     source: "models/llama/modeling_llama.py",
 };
 
@@ -318,6 +334,23 @@ pub const FAMILIES: &[Family] = &[
         shared_expert: true,
         qk_norm: QkNorm::No,
         ..like_llama(&["llama4", "llama4_text"], "models/llama4/modeling_llama4.py")
+    },
+    // Mamba and Mamba 2: one RMSNorm and one mixer a layer, tied embeddings.
+    Family {
+        norms_per_layer: NormsPerLayer::Fixed(1),
+        tie_default: true,
+        state_space: StateSpace::Mamba1,
+        ..like_llama(&["mamba", "falcon_mamba"], "models/mamba/modeling_mamba.py")
+    },
+    Family {
+        norms_per_layer: NormsPerLayer::Fixed(1),
+        tie_default: true,
+        state_space: StateSpace::Mamba2,
+        ..like_llama(&["mamba2"], "models/mamba2/modeling_mamba2.py")
+    },
+    Family {
+        state_space: StateSpace::Jamba,
+        ..like_llama(&["jamba"], "models/jamba/modeling_jamba.py")
     },
     // StableLM 2: LayerNorms, q/k/v biased when `use_qkv_bias`, per-head q/k LayerNorms
     // (weights only) when `qk_layernorm`.

@@ -8,8 +8,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::FileError;
-use super::families::{Family, KvHeads, Norm, NormsPerLayer, QkNorm, Switch};
-use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow};
+use super::families::{Family, KvHeads, Norm, NormsPerLayer, QkNorm, StateSpace, Switch};
+use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow, Ssm};
 
 /// Families whose tensor list the importer knows exactly (one description each in
 /// [`super::families`]).
@@ -183,8 +183,16 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
     }
     let family = family.copied().unwrap_or_else(|| generic_family(&f));
     let arch = architecture(&f, &family, &mut warnings)?;
+    let state_space_only = arch.ssm.is_some_and(|s| s.layers == arch.layers);
+    if arch.ssm.is_some() {
+        warnings.push(
+            "state-space layers keep a fixed state per sequence instead of a KV cache; their activations are estimated as for a decoder layer of the same widths".into(),
+        );
+    }
     let max_context = match f.u64_opt(&CONTEXT_KEYS)? {
         Some(c) => c,
+        // A recurrent state has no position limit.
+        None if state_space_only => 1 << 20,
         None => {
             warnings.push("no max_position_embeddings: assumed 2048".into());
             2048
@@ -362,9 +370,15 @@ fn switch(f: &Fields, s: Switch) -> bool {
 fn architecture(f: &Fields, family: &Family, warnings: &mut Vec<String>) -> Result<Architecture, FileError> {
     let hidden = f.u64(&["hidden_size", "n_embd", "d_model"])?;
     let layers = f.u64(&["num_hidden_layers", "n_layer", "num_layers"])?;
-    let heads = f.u64(&["num_attention_heads", "n_head"])?;
+    let ssm = state_space(f, family, hidden, layers)?;
+    // A pure state-space model has no attention heads; one stands in (no layer uses it).
+    let heads = match family.state_space {
+        StateSpace::Mamba1 | StateSpace::Mamba2 => 1,
+        _ => f.u64(&["num_attention_heads", "n_head"])?,
+    };
     let vocab = f.u64(&["vocab_size", "padded_vocab_size"])?;
     let head_dim = match f.u64_opt(&["head_dim", "kv_channels"])? {
+        _ if heads == 1 && ssm.is_some_and(|s| s.layers == layers) => hidden,
         Some(d) => d,
         None if hidden.is_multiple_of(heads) => hidden / heads,
         None => {
@@ -374,7 +388,10 @@ fn architecture(f: &Fields, family: &Family, warnings: &mut Vec<String>) -> Resu
             ));
         }
     };
-    let intermediate = if family.ffn_hidden_size {
+    let intermediate = if let Some(s) = ssm.filter(|s| !s.mlp) {
+        // No MLP anywhere; the inner width stands in for the shape checks.
+        s.inner
+    } else if family.ffn_hidden_size {
         f.u64_opt(&["ffn_hidden_size"])?
             .unwrap_or(hidden.saturating_mul(4))
     } else {
@@ -434,6 +451,68 @@ fn architecture(f: &Fields, family: &Family, warnings: &mut Vec<String>) -> Resu
             0
         },
         lm_head_bias: switch(f, family.lm_head_bias),
+        ssm,
+    })
+}
+
+/// The state-space layers a family's config describes.
+fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<Option<Ssm>, FileError> {
+    let rank = |key: &str| -> Result<u64, FileError> {
+        // "auto" (or unset) is ceil(hidden / 16), as transformers computes it.
+        match f.map.get(key) {
+            Some(Value::Number(_)) => f.u64(&[key]),
+            _ => Ok(hidden.div_ceil(16)),
+        }
+    };
+    Ok(match family.state_space {
+        StateSpace::No => None,
+        StateSpace::Mamba1 | StateSpace::Mamba2 => {
+            let inner = match f.u64_opt(&["intermediate_size"])? {
+                Some(i) => i,
+                None => hidden.saturating_mul(f.u64_opt(&["expand"])?.unwrap_or(2)),
+            };
+            let mamba2 = family.state_space == StateSpace::Mamba2;
+            Some(Ssm {
+                layers,
+                inner,
+                state: f.u64(&["state_size"])?,
+                conv_kernel: f.u64_opt(&["conv_kernel"])?.unwrap_or(4),
+                dt_rank: if mamba2 { 0 } else { rank("time_step_rank")? },
+                heads: if mamba2 { f.u64(&["num_heads"])? } else { 0 },
+                groups: if mamba2 {
+                    f.u64_opt(&["n_groups"])?.unwrap_or(1)
+                } else {
+                    0
+                },
+                mlp: false,
+                proj_bias: f.bool("use_bias").unwrap_or(false),
+                conv_bias: f.bool("use_conv_bias").unwrap_or(true),
+                inner_norms: false,
+            })
+        }
+        StateSpace::Jamba => {
+            let period = f.u64_opt(&["attn_layer_period"])?.unwrap_or(8).max(1);
+            let offset = f.u64_opt(&["attn_layer_offset"])?.unwrap_or(4);
+            // Layers offset, offset + period, … below `layers`.
+            let attention = if layers > offset {
+                (layers - 1 - offset) / period + 1
+            } else {
+                0
+            };
+            Some(Ssm {
+                layers: layers - attention,
+                inner: hidden.saturating_mul(f.u64_opt(&["mamba_expand"])?.unwrap_or(2)),
+                state: f.u64_opt(&["mamba_d_state"])?.unwrap_or(16),
+                conv_kernel: f.u64_opt(&["mamba_d_conv"])?.unwrap_or(4),
+                dt_rank: rank("mamba_dt_rank")?,
+                heads: 0,
+                groups: 0,
+                mlp: true,
+                proj_bias: f.bool("mamba_proj_bias").unwrap_or(false),
+                conv_bias: f.bool("mamba_conv_bias").unwrap_or(true),
+                inner_norms: true,
+            })
+        }
     })
 }
 
@@ -494,6 +573,13 @@ fn config_keys(field: &str) -> &'static [&'static str] {
         "sliding_window" => &["sliding_window"],
         "global_every" => &["sliding_window_pattern", "layer_types"],
         "experts" => &["num_local_experts", "num_experts", "n_routed_experts"],
+        "ssm_inner" => &["intermediate_size", "expand", "mamba_expand"],
+        "ssm_state" => &["state_size", "mamba_d_state"],
+        "ssm_conv_kernel" => &["conv_kernel", "mamba_d_conv"],
+        "ssm_dt_rank" => &["time_step_rank", "mamba_dt_rank"],
+        "ssm_heads" => &["num_heads"],
+        "ssm_groups" => &["n_groups"],
+        "ssm_layers" => &["attn_layer_period", "attn_layer_offset"],
         "active" => &["num_experts_per_tok", "experts_per_token"],
         "shared" => &["n_shared_experts"],
         "expert_intermediate" => &["moe_intermediate_size"],
@@ -576,7 +662,10 @@ fn moe(f: &Fields, family: &Family, intermediate: u64) -> Result<Option<Moe>, Fi
         shared_expert_gate,
         first_dense_layers: f.u64_opt(&["first_k_dense_replace"])?.unwrap_or(0),
         router_bias: family.gpt_oss || f.str("topk_method") == Some("noaux_tc"),
-        every: f.u64_opt(&["interleave_moe_layer_step"])?.unwrap_or(1).max(1),
+        every: f
+            .u64_opt(&["interleave_moe_layer_step", "expert_layer_period"])?
+            .unwrap_or(1)
+            .max(1),
     }))
 }
 

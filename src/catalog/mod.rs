@@ -266,6 +266,7 @@ impl ModelEntry {
                 norm_bias: self.norm_bias,
                 qk_norm_full: false,
                 norm_free: false,
+                ssm: None,
                 mlp: self.mlp,
                 mlp_bias: self.mlp_bias,
                 attention_sinks: self.attention_sinks,

@@ -11,10 +11,17 @@ use super::units::{format_gb, group_thousands};
 /// 2 × layers × kv_heads × head_dim × bytes × context × batch.
 pub fn kv_cache_bytes(model: &Model, bytes_per_element: f64, context: u64, batch: u64) -> f64 {
     let layer_tokens = model.arch.kv_layer_tokens(context);
-    layer_tokens as f64
-        * model.arch.kv_elements_per_token_per_layer() as f64
-        * bytes_per_element
-        * batch as f64
+    let attention = layer_tokens as f64 * model.arch.kv_elements_per_token_per_layer() as f64;
+    (attention + state_elements(model) as f64) * bytes_per_element * batch as f64
+}
+
+/// A state-space model's state per sequence, over its state-space layers: it does not grow
+/// with the context.
+pub fn state_elements(model: &Model) -> u64 {
+    model
+        .arch
+        .ssm
+        .map_or(0, |s| s.layers.min(model.arch.layers) * s.state_elements())
 }
 
 pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, bytes: f64) -> String {
@@ -26,19 +33,51 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
     let tokens = match a.sliding_window {
         Some(w) if w.window < scenario.context => format!(
             "({} full layers × {} + {} sliding layers × window {})",
-            a.layers - a.sliding_layers(),
+            a.attention_layers() - a.sliding_layers().min(a.attention_layers()),
             group_thousands(scenario.context as i64),
             a.sliding_layers(),
             w.window
         ),
         _ => format!(
             "{} layers × {} tokens",
-            a.layers,
+            a.attention_layers(),
             group_thousands(scenario.context as i64)
         ),
     };
+    let state = match a.ssm {
+        None => String::new(),
+        Some(s) => format!(
+            " + {} state-space layers × state {} (conv {} × {} + {} × d_state {}) per sequence",
+            s.layers.min(a.layers),
+            group_thousands(s.state_elements() as i64),
+            s.conv_channels(),
+            s.conv_kernel.saturating_sub(1),
+            s.inner,
+            s.state
+        ),
+    };
+    if a.attention_layers() == 0 {
+        return format!(
+            "{} state-space layers × state {} (conv {} × {} + {} × d_state {}), the same at any context, × {bytes_per_element} B ({}) × batch {} = {}",
+            a.layers,
+            group_thousands(a.ssm.map_or(0, |s| s.state_elements()) as i64),
+            a.ssm.map_or(0, |s| s.conv_channels()),
+            a.ssm.map_or(0, |s| s.conv_kernel.saturating_sub(1)),
+            a.ssm.map_or(0, |s| s.inner),
+            a.ssm.map_or(0, |s| s.state),
+            scenario.kv.label(),
+            scenario.batch,
+            format_gb(bytes)
+        );
+    }
+    // Parentheses only where a state is added to the attention layers' cache.
+    let cached = if state.is_empty() {
+        format!("{per_layer} × {tokens}")
+    } else {
+        format!("({per_layer} × {tokens}{state})")
+    };
     format!(
-        "{per_layer} × {tokens} × {bytes_per_element} B ({}) × batch {} = {}",
+        "{cached} × {bytes_per_element} B ({}) × batch {} = {}",
         scenario.kv.label(),
         scenario.batch,
         format_gb(bytes)

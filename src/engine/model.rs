@@ -73,6 +73,84 @@ pub struct SlidingWindow {
     pub global_every: u64,
 }
 
+/// State-space (Mamba) layers: a fixed-size state per sequence instead of a KV cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ssm {
+    /// Layers that are state-space mixers instead of attention (all of a Mamba; the rest of
+    /// a hybrid's).
+    pub layers: u64,
+    /// Inner width (expand × hidden).
+    pub inner: u64,
+    /// State size per channel (d_state).
+    pub state: u64,
+    pub conv_kernel: u64,
+    /// Mamba 1's time-step rank (x_proj and dt_proj); 0 for Mamba 2.
+    #[serde(default)]
+    pub dt_rank: u64,
+    /// Mamba 2: heads (a dt, A and D each) and groups of B and C; 0 for Mamba 1.
+    #[serde(default)]
+    pub heads: u64,
+    #[serde(default)]
+    pub groups: u64,
+    /// The state-space layers also have an MLP (hybrids such as Jamba; a Mamba has none).
+    #[serde(default)]
+    pub mlp: bool,
+    /// Biases on the in and out projections, and on the convolution.
+    #[serde(default)]
+    pub proj_bias: bool,
+    #[serde(default)]
+    pub conv_bias: bool,
+    /// Jamba's RMSNorms on dt, B and C inside the mixer.
+    #[serde(default)]
+    pub inner_norms: bool,
+}
+
+impl Ssm {
+    /// Channels the convolution runs over (Mamba 2 convolves B and C too).
+    pub fn conv_channels(&self) -> u64 {
+        self.inner + 2 * self.groups * self.state
+    }
+
+    /// Parameters of one state-space mixer.
+    pub fn params(&self, hidden: u64) -> u64 {
+        let (di, ds) = (self.inner, self.state);
+        let bias = |n: u64| if self.proj_bias { n } else { 0 };
+        let conv =
+            self.conv_channels() * self.conv_kernel + if self.conv_bias { self.conv_channels() } else { 0 };
+        if self.heads == 0 {
+            // Mamba 1: in_proj (x and z), conv, x_proj (dt, B, C), dt_proj, A_log, D, out_proj.
+            let x_proj = di * (self.dt_rank + 2 * ds);
+            let dt_proj = self.dt_rank * di + di;
+            let norms = if self.inner_norms {
+                self.dt_rank + 2 * ds
+            } else {
+                0
+            };
+            hidden * 2 * di
+                + bias(2 * di)
+                + conv
+                + x_proj
+                + dt_proj
+                + di * ds
+                + di
+                + di * hidden
+                + bias(hidden)
+                + norms
+        } else {
+            // Mamba 2: in_proj (z, x, B, C, dt), conv, dt_bias, A_log, D, the gated norm, out_proj.
+            let in_proj = 2 * di + 2 * self.groups * ds + self.heads;
+            hidden * in_proj + bias(in_proj) + conv + 3 * self.heads + di + di * hidden + bias(hidden)
+        }
+    }
+
+    /// State elements one sequence keeps per layer: the convolution's last kernel − 1 inputs
+    /// and the recurrent state.
+    pub fn state_elements(&self) -> u64 {
+        self.conv_channels() * self.conv_kernel.saturating_sub(1) + self.inner * self.state
+    }
+}
+
 /// Everything the memory model needs to know about a network's shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Architecture {
@@ -114,6 +192,9 @@ pub struct Architecture {
     /// LayerNorms without weights (OLMo 1's non-parametric norm): no parameters.
     #[serde(default)]
     pub norm_free: bool,
+    /// State-space layers (Mamba and hybrids).
+    #[serde(default)]
+    pub ssm: Option<Ssm>,
 }
 
 /// Total and per-token active parameter counts.
@@ -192,37 +273,52 @@ impl Architecture {
         self.layers - self.moe_layers()
     }
 
+    /// Layers that attend (the others are state-space mixers).
+    pub fn attention_layers(&self) -> u64 {
+        self.layers - self.ssm.map_or(0, |s| s.layers.min(self.layers))
+    }
+
+    /// Layers with a feed-forward block (a Mamba's layers have none).
+    fn mlp_layers(&self) -> u64 {
+        match self.ssm {
+            Some(s) if !s.mlp => self.attention_layers(),
+            _ => self.layers,
+        }
+    }
+
     /// Exact parameter count: total resident, and active per token.
     pub fn param_count(&self) -> ParamCount {
         let h = self.hidden;
         let embedding = self.vocab * h + self.position_embeddings * h;
         let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h }
             + if self.lm_head_bias { self.vocab } else { 0 };
-        let per_layer_fixed = self.attention_params() + self.norms_per_layer * self.norm_params();
         let final_norm = self.norm_params();
+        // Every layer's mixer (attention or state space) and norms.
+        let mixers = self.attention_layers() * self.attention_params()
+            + self.ssm.map_or(0, |s| s.layers.min(self.layers) * s.params(h))
+            + self.layers * self.norms_per_layer * self.norm_params();
+        let fixed = embedding + lm_head + final_norm + mixers;
 
         let Some(moe) = &self.moe else {
-            let per_layer = per_layer_fixed + self.mlp_params(self.intermediate);
-            let total = embedding + lm_head + final_norm + self.layers * per_layer;
+            let total = fixed + self.mlp_layers() * self.mlp_params(self.intermediate);
             return ParamCount { total, active: total };
         };
 
-        let dense_layers = self.dense_layers();
         let moe_layers = self.moe_layers();
+        let dense_layers = self.dense_layers();
         let router = moe.experts * h + if moe.router_bias { moe.experts } else { 0 };
         let expert = self.mlp_params(moe.expert_intermediate);
         let shared = moe.shared * self.mlp_params(moe.shared_intermediate.unwrap_or(moe.expert_intermediate))
             + if moe.shared_expert_gate { h } else { 0 };
-        let moe_fixed = per_layer_fixed + router + shared;
-        let dense = dense_layers * (per_layer_fixed + self.mlp_params(self.intermediate));
-        let common = lm_head + final_norm + dense + moe_layers * moe_fixed;
-        let total = embedding + common + moe_layers * moe.experts * expert;
+        let common =
+            fixed + dense_layers * self.mlp_params(self.intermediate) + moe_layers * (router + shared);
+        let total = common + moe_layers * moe.experts * expert;
         let active_embedding = if self.active_excludes_embedding {
             0
         } else {
             embedding
         };
-        let active = active_embedding + common + moe_layers * moe.active * expert;
+        let active = common - embedding + active_embedding + moe_layers * moe.active * expert;
         ParamCount { total, active }
     }
 
@@ -282,11 +378,11 @@ impl Architecture {
         }
     }
 
-    /// Token positions held in the KV cache summed over layers, for a context of `context`
-    /// tokens: sliding-window layers hold at most the window.
+    /// Token positions held in the KV cache summed over the attention layers, for a context
+    /// of `context` tokens: sliding-window layers hold at most the window.
     pub fn kv_layer_tokens(&self, context: u64) -> u64 {
-        let sliding = self.sliding_layers();
-        let full = self.layers - sliding;
+        let sliding = self.sliding_layers().min(self.attention_layers());
+        let full = self.attention_layers() - sliding;
         let window = self.sliding_window.map_or(context, |w| w.window.min(context));
         full * context + sliding * window
     }
@@ -340,7 +436,8 @@ impl Model {
     /// KV-cache bytes for one token at full attention: 2 (K and V) × layers × kv_heads ×
     /// head_dim × bytes per element (MLA: the latent width instead of 2 × kv_heads × head_dim).
     pub fn kv_bytes_per_token(&self, bytes_per_element: f64) -> f64 {
-        (self.arch.layers * self.arch.kv_elements_per_token_per_layer()) as f64 * bytes_per_element
+        (self.arch.attention_layers() * self.arch.kv_elements_per_token_per_layer()) as f64
+            * bytes_per_element
     }
 
     pub fn is_moe(&self) -> bool {
@@ -399,6 +496,15 @@ impl Architecture {
             }
             in_range("first_dense_layers", m.first_dense_layers, 0, self.layers)?;
         }
+        if let Some(s) = &self.ssm {
+            in_range("ssm_layers", s.layers, 0, self.layers)?;
+            in_range("ssm_inner", s.inner, 1, 1 << 20)?;
+            in_range("ssm_state", s.state, 1, 1 << 16)?;
+            in_range("ssm_conv_kernel", s.conv_kernel, 1, 1 << 10)?;
+            in_range("ssm_dt_rank", s.dt_rank, 0, 1 << 20)?;
+            in_range("ssm_heads", s.heads, 0, 1 << 16)?;
+            in_range("ssm_groups", s.groups, 0, 1 << 12)?;
+        }
         if let Some(m) = &self.mla {
             in_range("q_lora_rank", m.q_lora_rank, 0, 1 << 20)?;
             in_range("kv_lora_rank", m.kv_lora_rank, 1, 1 << 20)?;
@@ -420,7 +526,12 @@ impl Architecture {
                 m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim + m.qk_nope_head_dim + m.v_head_dim;
             f(self.hidden) * f(widths) * f(self.heads)
         });
-        let estimate = f(self.layers) * (attention + mlp + mla)
+        // A state-space mixer: projections against the inner width, state and conv terms.
+        let ssm = self.ssm.as_ref().map_or(0.0, |s| {
+            let width = f(s.inner) + f(s.groups) * f(s.state) + f(s.heads) + f(s.dt_rank);
+            3.0 * f(self.hidden) * width + f(s.inner) * (f(s.state) + f(s.conv_kernel) + f(s.dt_rank))
+        });
+        let estimate = f(self.layers) * (attention + mlp + mla + ssm)
             + 2.0 * f(self.vocab) * f(self.hidden)
             + f(self.position_embeddings) * f(self.hidden);
         if !estimate.is_finite() || estimate >= MAX_PARAMS {
