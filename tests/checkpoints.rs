@@ -498,3 +498,45 @@ fn planned_in_its_own_format_the_weights_are_the_files_bytes() {
         .unwrap();
     assert_ne!(w["bytes"], bytes);
 }
+
+/// `--models-dir`: GGUF files found there (two levels deep, a split file once) are listed
+/// first in the planner, marked ⌂, with their exact counts.
+#[test]
+fn the_planner_lists_gguf_files_under_models_dir() {
+    use clap::Parser;
+    let root = dir("models-dir");
+    std::fs::create_dir_all(root.join("llama")).unwrap();
+    let (params, _) = write_gguf(&root.join("llama/tiny-Q4_K_M.gguf"), 2, None);
+    write_gguf(&root.join("big-00001-of-00002.gguf"), 2, Some((1, 2)));
+    write_gguf(&root.join("big-00002-of-00002.gguf"), 2, Some((2, 2)));
+    std::fs::write(root.join("notes.txt"), "not a model").unwrap();
+    let found = vramfit::catalog::checkpoint::gguf_files(&root, 50);
+    assert_eq!(
+        found,
+        [
+            root.join("big-00001-of-00002.gguf"),
+            root.join("llama/tiny-Q4_K_M.gguf")
+        ],
+        "the first part of a split file only"
+    );
+    let cli = vramfit::cli::Cli::try_parse_from(["vramfit", "--models-dir", root.to_str().unwrap()]).unwrap();
+    let mut app = vramfit::cli::open_planner(&cli).unwrap();
+    let tiny = app
+        .models
+        .iter()
+        .position(|m| m.id == "tiny-Q4_K_M")
+        .expect("the GGUF is listed");
+    assert_eq!(app.models[tiny].family, "On this machine");
+    assert_eq!(app.models[tiny].params().total, params);
+    assert!(tiny < 3, "listed first, before the catalog");
+    let screen = vramfit::tui::states::render(&mut app, 120, 40);
+    let text: String = (0..40)
+        .map(|y| (0..120).map(|x| screen[(x, y)].symbol()).collect::<String>() + "\n")
+        .collect();
+    assert!(text.contains("⌂ tiny-Q4_K_M"), "{text}");
+    // The title counts what this machine holds (a real Hugging Face cache may add more).
+    assert!(
+        regex::Regex::new(r"Models ⌂ \d+ here").unwrap().is_match(&text),
+        "{text}"
+    );
+}

@@ -690,3 +690,30 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         params_range: None,
     })
 }
+
+/// The GGUF models under `dir` (two levels deep, the first part of a split file only), at
+/// most `limit`, in name order.
+pub fn gguf_files(dir: &Path, limit: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![(dir.to_path_buf(), 0)];
+    while let Some((folder, depth)) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.filter_map(|e| e.ok()) {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() && depth < 2 {
+                folders.push((path, depth + 1));
+            } else if kind.is_file()
+                && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf"))
+                && gguf_parts(&path).first() == Some(&path)
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found.truncate(limit);
+    found
+}

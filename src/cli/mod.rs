@@ -135,6 +135,10 @@ pub struct Cli {
     /// `hub = true` in <config>/config.toml; HF_ENDPOINT and HF_TOKEN are honoured).
     #[arg(long, global = true)]
     pub hub: bool,
+    /// Planner: also list the GGUF files in this folder (two levels deep) under "On this
+    /// machine"; may be repeated (also `models_dir = "…"` in <config>/config.toml).
+    #[arg(long, value_name = "DIR")]
+    pub models_dir: Vec<PathBuf>,
     /// Planner: open a saved plan (TOML, as the planner's `w` writes it).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     pub open: Option<PathBuf>,
@@ -204,6 +208,9 @@ pub struct Settings {
     /// Fetch models the local cache lacks from the Hugging Face Hub (as `--hub`).
     #[serde(default)]
     pub hub: bool,
+    /// A folder of GGUF files the planner lists (as `--models-dir`).
+    #[serde(default)]
+    pub models_dir: Option<PathBuf>,
 }
 
 impl Cli {
@@ -248,6 +255,7 @@ pub fn settings() -> Result<Settings, CliError> {
             detect: true,
             lang: None,
             hub: false,
+            models_dir: None,
         });
     };
     let shown = path.display().to_string();
@@ -591,6 +599,24 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
             .collect();
         app.add_local_models(found);
     }
+    // GGUF files in the user's models folders, headers only (an unreadable one is skipped).
+    let dirs = cli
+        .models_dir
+        .iter()
+        .cloned()
+        .chain(settings().ok().and_then(|s| s.models_dir));
+    let mut ggufs = Vec::new();
+    for dir in dirs {
+        for path in crate::catalog::checkpoint::gguf_files(&dir, 50) {
+            if let Ok(mut m) = crate::catalog::checkpoint::gguf_model(&path) {
+                m.family = "On this machine".into();
+                // The file's name tells two quantizations of one model apart.
+                m.name = m.id.clone();
+                ggufs.push(m);
+            }
+        }
+    }
+    app.add_local_models(ggufs);
     if let Some((file, scenario, sort)) = opened {
         app.open_plan(scenario, sort, file.card.as_deref(), file.card_count);
     }

@@ -16,7 +16,13 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
     let filter = if app.filtering || !app.filter.is_empty() {
         format!(" /{}{}", app.filter, if app.filtering { "▏" } else { "" })
     } else {
-        String::new()
+        // What this machine holds (the Hugging Face cache, GGUF folders) comes first, marked ⌂.
+        let here = app.models.iter().filter(|m| is_local(m)).count();
+        if here > 0 {
+            format!(" ⌂ {}", crate::tr!("tui.models_here", n = here))
+        } else {
+            String::new()
+        }
     };
     let block = block(app, Pane::Models, pane_title(app, Pane::Models, &filter));
     let inner = block.inner(area);
@@ -37,7 +43,12 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
         let size = format_params(m.params().total);
         let mark = if i == app.model { "▶" } else { " " };
         let name_width = (inner.width as usize).saturating_sub(size.len() + 3);
-        let name = crate::text::truncate(&m.name, name_width);
+        let shown = if is_local(m) {
+            format!("⌂ {}", m.name)
+        } else {
+            m.name.clone()
+        };
+        let name = crate::text::truncate(&shown, name_width);
         let mut style = if i == app.model {
             t.text.add_modifier(Modifier::BOLD)
         } else {
@@ -60,4 +71,9 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
         ]));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A model found on this machine (the local Hugging Face cache or a GGUF folder).
+fn is_local(m: &crate::engine::Model) -> bool {
+    m.family == "On this machine"
 }
