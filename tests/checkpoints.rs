@@ -191,7 +191,12 @@ fn malformed_safetensors_headers_name_the_byte() {
             },
             "past the end of the data",
         ),
-        ((u64::MAX).to_le_bytes().to_vec(), "over the 64 MB limit"),
+        ((u64::MAX).to_le_bytes().to_vec(), "over the 8 MB limit"),
+        // Just over the limit: refused before anything past the length is read.
+        (
+            ((8u64 << 20) + 1).to_le_bytes().to_vec(),
+            "header length 8388609 is over the 8 MB limit",
+        ),
         (vec![1, 2, 3], "shorter than the 8-byte header length"),
     ];
     for (bytes, message) in cases {

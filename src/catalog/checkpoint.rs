@@ -8,8 +8,11 @@ use std::path::{Path, PathBuf};
 
 use super::FileError;
 
-/// A header larger than this is refused (real ones are kilobytes; GGUF tokenizers a few MB).
+/// A GGUF header larger than this is refused (its tokenizer arrays run to a few MB).
 pub const MAX_HEADER_BYTES: u64 = 64 << 20;
+/// A safetensors header larger than this is refused: real ones list a shard's tensors in
+/// kilobytes (a few hundred KB for the largest MoE shards).
+pub const MAX_SAFETENSORS_HEADER_BYTES: u64 = 8 << 20;
 
 /// What the headers say: parameters and bytes, per storage type.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -128,13 +131,13 @@ fn read_safetensors_file(path: &Path, into: &mut Checkpoint) -> Result<(), FileE
     f.read_exact(&mut len)
         .map_err(|_| fail(path, 0, "shorter than the 8-byte header length"))?;
     let n = u64::from_le_bytes(len);
-    if n > MAX_HEADER_BYTES {
+    if n > MAX_SAFETENSORS_HEADER_BYTES {
         return Err(fail(
             path,
             0,
             format!(
                 "header length {n} is over the {} MB limit",
-                MAX_HEADER_BYTES >> 20
+                MAX_SAFETENSORS_HEADER_BYTES >> 20
             ),
         ));
     }
@@ -291,14 +294,14 @@ pub fn header_stub(file_len: u64, prefix: &[u8]) -> Vec<u8> {
 }
 
 fn read_header_stub(path: &Path, into: &mut Checkpoint) -> Result<(), FileError> {
-    let bytes = crate::files::read_bytes(path, 8 + 8 + MAX_HEADER_BYTES)
+    let bytes = crate::files::read_bytes(path, 8 + 8 + MAX_SAFETENSORS_HEADER_BYTES)
         .map_err(|e| FileError::new(path.display().to_string(), e))?;
     let (Some(len), Some(n)) = (bytes.get(0..8), bytes.get(8..16)) else {
         return Err(fail(path, 0, "shorter than a header stub"));
     };
     let file_len = u64::from_le_bytes(len.try_into().unwrap_or_default());
     let n = u64::from_le_bytes(n.try_into().unwrap_or_default());
-    if n > MAX_HEADER_BYTES || bytes.len() as u64 != 16 + n {
+    if n > MAX_SAFETENSORS_HEADER_BYTES || bytes.len() as u64 != 16 + n {
         return Err(fail(path, 8, "header stub does not hold its header"));
     }
     read_safetensors_header(path, &bytes[16..], file_len, into)?;

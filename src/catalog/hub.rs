@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::checkpoint::{HEADER_STUB, MAX_HEADER_BYTES, header_stub};
+use super::checkpoint::{HEADER_STUB, MAX_SAFETENSORS_HEADER_BYTES as MAX_HEADER_BYTES, header_stub};
 
 /// The endpoint: `$HF_ENDPOINT`, else huggingface.co.
 pub fn endpoint() -> String {
