@@ -285,23 +285,24 @@ pub const FAMILIES: &[Family] = &[
             "models/olmo2/modeling_olmo2.py, models/olmoe/modeling_olmoe.py",
         )
     },
+    // Llama's layout under other names (their multipliers and scales are not parameters;
+    // Baichuan's W_pack is q, k and v fused, its NormHead an lm_head's size).
     like_llama(
-        &[
-            "granite",
-            "granitemoe",
-            "internlm2",
-            "exaone",
-            "minicpm",
-            "baichuan",
-        ],
-        "models/granite, models/granitemoe (transformers); internlm2, exaone, minicpm, baichuan (remote code)",
+        &["granite", "granitemoe", "exaone", "minicpm", "baichuan"],
+        "models/granite, models/granitemoe (transformers); exaone, minicpm, baichuan (remote code)",
     ),
+    // InternLM2: `bias` covers the fused wqkv and wo.
+    Family {
+        qkv_bias: Switch::Key(&["bias"], false),
+        o_bias: Switch::Key(&["bias"], false),
+        ..like_llama(&["internlm2"], "modeling_internlm2.py (remote code)")
+    },
+    // InternLM3: `qkv_bias` for q, k, v and `bias` for o.
     Family {
         qkv_bias: Switch::Key(&["qkv_bias"], false),
         o_bias: Switch::Key(&["bias"], false),
         ..like_llama(&["internlm3"], "modeling_internlm3.py (remote code)")
     },
-    // InternLM2's `bias` covers wqkv and wo.
     // GLM-4 (`glm`): biased q, k, v; GLM-4-0414 (`glm4`) adds a norm after attention and
     // after the MLP.
     Family {
@@ -374,4 +375,21 @@ pub fn known_types() -> Vec<&'static str> {
         .iter()
         .flat_map(|f| f.model_types.iter().copied())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model_type in two entries would leave the second unreachable.
+    #[test]
+    fn every_model_type_has_one_entry() {
+        let mut types = known_types();
+        let n = types.len();
+        types.sort();
+        types.dedup();
+        assert_eq!(types.len(), n, "a model_type named twice");
+        assert!(n >= 40, "{n} model types");
+        assert!(FAMILIES.iter().all(|f| !f.source.is_empty()));
+    }
 }
