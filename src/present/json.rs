@@ -29,6 +29,9 @@ pub struct ModelJson<'a> {
     pub params_range: Option<[u64; 2]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params_error_bound: Option<f64>,
+    /// A state-space model's state per sequence (the same at any context).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_bytes_per_sequence: Option<u64>,
 }
 
 impl<'a> ModelJson<'a> {
@@ -52,6 +55,9 @@ impl<'a> ModelJson<'a> {
             hf_repo: model.hf_repo.as_deref(),
             warnings: &model.warnings,
             params_range: model.params_range.map(|(lo, hi)| [lo, hi]),
+            state_bytes_per_sequence: model.arch.ssm.map(|_| {
+                (crate::engine::kv::state_elements(model) as f64 * kv_bytes_per_element).round() as u64
+            }),
             params_error_bound: model.params_range.map(|(lo, hi)| {
                 let total = p.total.max(1) as f64;
                 let worst = (lo as f64 / total - 1.0)

@@ -56,9 +56,11 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
     } else {
         tr!("params.total", total = i18n::params(p.total))
     };
+    // A state-space model's cache is a state per sequence, not bytes per token.
+    let state = crate::engine::kv::state_elements(model) as f64 * scenario.kv.bytes_per_element();
     let _ = writeln!(
         *s,
-        "{}",
+        "{}{}",
         tr!(
             "plan.header",
             name = model.name,
@@ -66,7 +68,12 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
             params = params,
             kv_bytes = group_thousands(plan.kv_bytes_per_token.round() as i64),
             kv = scenario.kv.label()
-        )
+        ),
+        if state > 0.0 {
+            format!(" · {}", tr!("plan.state", mb = format!("{:.2}", state / 1e6)))
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(
         *s,

@@ -59,11 +59,18 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
     let kv = if shown.host_bytes > 0.0 {
         tr!("tui.host_ram", gb = format!("{:.2}", to_gb(shown.host_bytes)))
     } else {
-        tr!(
+        let state = crate::engine::kv::state_elements(app.current_model()) as f64
+            * app.scenario.kv.bytes_per_element();
+        let kv = tr!(
             "tui.kv_per_token",
             bytes = group_thousands(app.plan.kv_bytes_per_token as i64),
             precision = app.scenario.kv.label()
-        )
+        );
+        if state > 0.0 {
+            format!("{kv} · {}", tr!("plan.state", mb = format!("{:.2}", state / 1e6)))
+        } else {
+            kv
+        }
     };
     let decode = shown
         .decode_bytes_per_token
