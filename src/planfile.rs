@@ -36,6 +36,9 @@ pub struct PlanFile {
     pub gpu_util: f64,
     pub split: String,
     pub prompt: u64,
+    /// Absent in plans saved before the knob existed: the default chunk.
+    #[serde(default = "default_chunk")]
+    pub max_batched_tokens: u64,
     pub network_gbps: f64,
     /// Free fraction below which a fit is tight; absent = under 5 GB left (2 GB per card).
     #[serde(default)]
@@ -81,6 +84,7 @@ impl PlanFile {
             gpu_util: sc.gpu_util,
             split: sc.split.id().into(),
             prompt: sc.prompt,
+            max_batched_tokens: sc.max_batched_tokens,
             network_gbps: sc.network_gbps,
             margin: match sc.tight_rule {
                 TightRule::Seed => None,
@@ -133,6 +137,7 @@ impl PlanFile {
             gpu_util: self.gpu_util,
             split: pick::<Split>("split", &self.split)?,
             prompt: self.prompt,
+            max_batched_tokens: self.max_batched_tokens,
             network_gbps: self.network_gbps,
             rent: Rent::new(
                 self.hours,
@@ -205,4 +210,8 @@ pub fn slug(parts: &[&str]) -> String {
         })
         .collect::<Vec<_>>()
         .join("-")
+}
+
+fn default_chunk() -> u64 {
+    crate::engine::calibrated::PREFILL_CHUNK_TOKENS
 }

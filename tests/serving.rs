@@ -208,3 +208,57 @@ fn cli_serving_flags_and_json_fields() {
     let prefill = 2.0 * 70_553_706_496.0 * 2048.0 * 8.0 / 1979e12;
     assert!((o["prefill_seconds"].as_f64().unwrap() - prefill).abs() < 1e-3);
 }
+
+/// `--max-batched-tokens`: the prefill chunk sets serving's activation peak. Llama 3.1 8B
+/// keeps 2·(2h + 2q + 2kv + 3I) = 122,880 B a token in flight (h 4096, q 4096, kv 1024,
+/// I 14,336); 8 prompts of 2,048 are 16,384 tokens: in one step when allowed, else in two of
+/// the default 8,192. The last token's fp32 logits come on top: 8 × 128,256 × 4 B.
+#[test]
+fn the_prefill_chunk_sets_the_activation_peak() {
+    let run = |extra: &[&str]| -> Value {
+        let out = common::vramfit()
+            .args([
+                "plan",
+                "--model",
+                "llama-3.1-8b",
+                "--context",
+                "2048",
+                "--batch",
+                "8",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let activations = |v: &Value| {
+        v["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "activations")
+            .unwrap()["bytes"]
+            .as_u64()
+            .unwrap()
+    };
+    let per_token = 2 * (2 * 4096 + 2 * 4096 + 2 * 1024 + 3 * 14336);
+    assert_eq!(per_token, 122_880);
+    let logits = 8 * 128_256 * 4;
+    let whole = run(&["--max-batched-tokens", "16384"]);
+    assert_eq!(activations(&whole), 16_384 * per_token + logits);
+    assert_eq!(whole["scenario"]["max_batched_tokens"], 16_384);
+    let default = run(&[]);
+    assert_eq!(activations(&default), 8_192 * per_token + logits);
+    // A chunk larger than the work prefills the work.
+    let big = run(&["--max-batched-tokens", "65536"]);
+    assert_eq!(activations(&big), activations(&whole));
+    // Below one KV block is refused.
+    let out = common::vramfit()
+        .args(["plan", "--model", "llama-3.1-8b", "--max-batched-tokens", "8"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-batched-tokens must be between 16 and"));
+}

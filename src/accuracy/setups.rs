@@ -51,6 +51,7 @@ struct Entry {
     gpu_util: Option<f64>,
     split: Option<String>,
     prompt: Option<u64>,
+    max_batched_tokens: Option<u64>,
     compare: String,
     gpu: Option<String>,
     util: Option<f64>,
@@ -104,6 +105,7 @@ impl Entry {
             gpu_util: self.gpu_util.unwrap_or(base.gpu_util),
             split: choice::<Split>(id, "split", &self.split, base.split)?,
             prompt: self.prompt.unwrap_or(base.prompt),
+            max_batched_tokens: self.max_batched_tokens.unwrap_or(base.max_batched_tokens),
             ..base
         };
         sc.validate().map_err(|e| format!("{id}: {e}"))?;

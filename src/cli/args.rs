@@ -78,6 +78,10 @@ pub struct PlanArgs {
     /// Prompt tokens per request, for the time to first token.
     #[arg(long, default_value_t = 1024, value_parser = whole::<u64>(ranges::PROMPT))]
     pub prompt: u64,
+    /// Serving: tokens prefilled in one step (vLLM's max_num_batched_tokens, the chunk of
+    /// chunked prefill), which sets the activation peak.
+    #[arg(long, value_name = "N", default_value_t = 8192, value_parser = whole::<u64>(ranges::MAX_BATCHED_TOKENS))]
+    pub max_batched_tokens: u64,
     /// Network between nodes of 8 cards, in Gb/s (multi-node training).
     #[arg(long, default_value_t = 400.0)]
     pub network_gbps: f64,
@@ -161,6 +165,7 @@ impl PlanArgs {
             gpu_util: self.gpu_util,
             split: self.split,
             prompt: self.prompt,
+            max_batched_tokens: self.max_batched_tokens,
             network_gbps: self.network_gbps,
             rent: Rent::new(
                 self.hours,

@@ -128,6 +128,13 @@ pub const USD_CNY: Range = Range {
     hi: 100.0,
     unit: "CNY per USD",
 };
+/// A prefill step: one KV block (16 tokens) to a million.
+pub const MAX_BATCHED_TOKENS: Range = Range {
+    flag: "max-batched-tokens",
+    lo: 16.0,
+    hi: MAX_CONTEXT as f64,
+    unit: "tokens",
+};
 pub const PROMPT: Range = Range {
     flag: "prompt",
     lo: 1.0,

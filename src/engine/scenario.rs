@@ -343,6 +343,9 @@ pub struct Scenario {
     pub split: Split,
     /// Prompt tokens per request, for the time to first token.
     pub prompt: u64,
+    /// Tokens a serving engine prefills in one step (vLLM's `max_num_batched_tokens`, the
+    /// chunk of chunked prefill): the activation peak of serving.
+    pub max_batched_tokens: u64,
     /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
     pub network_gbps: f64,
     pub rent: Rent,
@@ -375,6 +378,7 @@ impl Scenario {
             gpu_util: 0.9,
             split: Split::Tensor,
             prompt: 1024,
+            max_batched_tokens: super::calibrated::PREFILL_CHUNK_TOKENS,
             network_gbps: 400.0,
             rent: Rent::default(),
         }
@@ -434,6 +438,7 @@ impl Scenario {
             });
         }
         PROMPT.check(self.prompt as f64)?;
+        ranges::MAX_BATCHED_TOKENS.check(self.max_batched_tokens as f64)?;
         NETWORK_GBPS.check(self.network_gbps)?;
         GPU_UTIL.check(self.gpu_util)?;
         self.check_combination().map_err(|message| KnobError {
@@ -451,6 +456,7 @@ impl Scenario {
         self.lora_rank = whole(LORA_RANK, self.lora_rank);
         self.cards = whole(CARDS, u64::from(self.cards)) as u32;
         self.prompt = whole(PROMPT, self.prompt);
+        self.max_batched_tokens = whole(ranges::MAX_BATCHED_TOKENS, self.max_batched_tokens);
         self.gpu_util = GPU_UTIL.clamp(self.gpu_util);
         self.network_gbps = NETWORK_GBPS.clamp(self.network_gbps);
         let r = &mut self.rent;

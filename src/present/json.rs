@@ -88,6 +88,8 @@ pub struct ScenarioJson {
     pub offload: &'static str,
     pub cards: u32,
     pub gpu_util: f64,
+    /// Tokens prefilled in one serving step (the activation peak's chunk).
+    pub max_batched_tokens: u64,
 }
 
 #[derive(Serialize)]
@@ -253,6 +255,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             offload: scenario.offload.id(),
             cards: scenario.cards,
             gpu_util: scenario.gpu_util,
+            max_batched_tokens: scenario.max_batched_tokens,
         },
         total_bytes: plan.total_bytes().round() as u64,
         host_bytes: plan.breakdown.host_bytes.round() as u64,

@@ -8,6 +8,8 @@ use crate::engine::{Choice, Method, Scenario, TightRule};
 pub const CONTEXT_STEPS: &[u64] = &[
     512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131_072, 200_000, 262_144, 524_288, 1_048_576,
 ];
+/// Prefill chunks: vLLM's defaults over its versions (2,048, 8,192, 16,384) and around them.
+pub const PREFILL_STEPS: &[u64] = &[512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
 pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
 pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
@@ -48,6 +50,7 @@ pub enum Knob {
     Cards,
     Split,
     Prompt,
+    MaxBatchedTokens,
     GpuUtil,
     Convention,
     Tight,
@@ -73,6 +76,7 @@ impl Knob {
                     Context,
                     Batch,
                     Prompt,
+                    MaxBatchedTokens,
                     FlashAttention,
                     Cards,
                     Split,
@@ -151,6 +155,7 @@ impl Knob {
             Knob::Cards => "cards",
             Knob::Split => "split",
             Knob::Prompt => "prompt",
+            Knob::MaxBatchedTokens => "max_batched_tokens",
             Knob::GpuUtil => "gpu_util",
             Knob::Convention => "convention",
             Knob::Tight => "tight",
@@ -179,6 +184,7 @@ impl Knob {
                 | Knob::Zero
                 | Knob::Offload
                 | Knob::GpuUtil
+                | Knob::MaxBatchedTokens
         )
     }
 
@@ -220,6 +226,10 @@ impl Knob {
             }
             Knob::Split => label("split", sc.split.id(), sc.split.label()),
             Knob::Prompt => crate::engine::units::group_thousands(sc.prompt as i64),
+            Knob::MaxBatchedTokens => tr!(
+                "tui.max_batched_tokens",
+                n = crate::engine::units::group_thousands(sc.max_batched_tokens as i64)
+            ),
             Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
             Knob::Convention => label("convention", sc.convention.id(), sc.convention.label()),
             Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
@@ -268,6 +278,7 @@ impl Knob {
             Knob::Cards => sc.cards = step(CARD_STEPS, u64::from(sc.cards), up) as u32,
             Knob::Split => sc.split = cycle(sc.split, up),
             Knob::Prompt => sc.prompt = step(CONTEXT_STEPS, sc.prompt, up),
+            Knob::MaxBatchedTokens => sc.max_batched_tokens = step(PREFILL_STEPS, sc.max_batched_tokens, up),
             Knob::GpuUtil => {
                 let pos = GPU_UTIL_STEPS
                     .iter()

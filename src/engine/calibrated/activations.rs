@@ -7,7 +7,8 @@ use crate::engine::model::{Architecture, MlpKind, Model};
 use crate::engine::scenario::{LoraTargets, Method, Scenario, Split};
 use crate::engine::units::{format_gb, group_thousands};
 
-/// Tokens a serving engine prefills at once (vLLM's default chunk).
+/// Tokens a serving engine prefills at once unless told (vLLM's default chunk;
+/// `--max-batched-tokens` sets it).
 pub const PREFILL_CHUNK_TOKENS: u64 = 8192;
 
 /// Bytes saved per token by one decoder layer for its backward pass, without recomputation.
@@ -118,7 +119,7 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
 /// Serving: the working set of prefilling one chunk, plus last-token logits in fp32.
 pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
     let a = &model.arch;
-    let chunk = (sc.context * sc.batch).min(PREFILL_CHUNK_TOKENS) as f64;
+    let chunk = (sc.context * sc.batch).min(sc.max_batched_tokens) as f64;
     let h = a.hidden as f64;
     let i = match &a.moe {
         None => a.intermediate as f64,
