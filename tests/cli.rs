@@ -569,3 +569,44 @@ fn fit_prices_in_the_display_currency() {
     let out = vramfit().args(args).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("$124 → $992/month"));
 }
+
+/// `--activation-offload on`: a LoRA of Llama 3.1 8B at 2,048 tokens with checkpointing keeps
+/// each layer's 16-bit input (2 · 4,096 · 2,048 = 16,777,216 B) until backward; offloading moves
+/// all but two of the 32 to host memory (30 × 16,777,216 = 503,316,480 B), and the card keeps
+/// two inputs and the layer being recomputed (200,960 B a token × 2,048).
+#[test]
+fn activation_offload_moves_all_but_two_layers_to_host() {
+    let run = |offload: &str| -> serde_json::Value {
+        let out = vramfit()
+            .args(["plan", "--model", "llama-3.1-8b", "--method", "lora", "--json"])
+            .args(["--activation-offload", offload])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let layers_part = |v: &serde_json::Value| {
+        v["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "activations")
+            .unwrap()["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "layers")
+            .unwrap()["bytes"]
+            .as_u64()
+            .unwrap()
+    };
+    let input = 2 * 4096 * 2048u64;
+    let recomputed = 200_960 * 2048u64;
+    let off = run("off");
+    assert_eq!(layers_part(&off), 32 * input + recomputed);
+    assert_eq!(off["host_bytes"], 0);
+    let on = run("on");
+    assert_eq!(layers_part(&on), 2 * input + recomputed);
+    assert_eq!(on["host_bytes"], 30 * input);
+    assert_eq!(on["scenario"]["activation_offload"], true);
+}

@@ -50,6 +50,10 @@ pub struct PlanArgs {
     /// mixed: fp32 master weights and fp32 optimizer states; bf16: everything 16-bit.
     #[arg(long, value_parser = choice::<TrainingPrecision>(), default_value = "mixed")]
     pub training_precision: TrainingPrecision,
+    /// Move saved activations to host memory (torchtune's activation offloading): the card
+    /// keeps two layers' worth, the rest is host RAM.
+    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
+    pub activation_offload: OnOff,
     /// Gradient (activation) checkpointing.
     #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
     pub checkpointing: OnOff,
@@ -156,6 +160,7 @@ impl PlanArgs {
             optimizer_in_backward: self.optimizer_in_backward.is_on(),
             training_precision: self.training_precision,
             checkpointing: self.checkpointing.is_on(),
+            activation_offload: self.activation_offload.is_on(),
             flash_attention: self.flash_attention.is_on(),
             fused_ce: self.fused_ce.is_on(),
             lora_targets: self.lora_targets,

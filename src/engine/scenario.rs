@@ -328,6 +328,9 @@ pub struct Scenario {
     pub optimizer_in_backward: bool,
     pub training_precision: TrainingPrecision,
     pub checkpointing: bool,
+    /// Saved activations move to host memory between forward and backward (torchtune's
+    /// activation offloading); the card keeps the layer in use and the one in transfer.
+    pub activation_offload: bool,
     pub flash_attention: bool,
     /// Fused / chunked cross-entropy: no full fp32 logits tensor.
     pub fused_ce: bool,
@@ -369,6 +372,7 @@ impl Scenario {
             optimizer_in_backward: false,
             training_precision: TrainingPrecision::Mixed,
             checkpointing: true,
+            activation_offload: false,
             flash_attention: true,
             fused_ce: false,
             lora_targets: LoraTargets::Attention,

@@ -42,6 +42,7 @@ pub enum Knob {
     Optimizer,
     Precision,
     Checkpointing,
+    ActivationOffload,
     FlashAttention,
     FusedCe,
     OptimizerInBackward,
@@ -103,7 +104,14 @@ impl Knob {
                 [
                     &[Method, Weights, Context, Batch][..],
                     adapter,
-                    &[Optimizer, Precision, Checkpointing, FlashAttention, FusedCe],
+                    &[
+                        Optimizer,
+                        Precision,
+                        Checkpointing,
+                        ActivationOffload,
+                        FlashAttention,
+                        FusedCe,
+                    ],
                     in_backward,
                 ]
                 .concat()
@@ -147,6 +155,7 @@ impl Knob {
             Knob::Optimizer => "optimizer",
             Knob::Precision => "precision",
             Knob::Checkpointing => "checkpointing",
+            Knob::ActivationOffload => "activation_offload",
             Knob::FlashAttention => "flash_attention",
             Knob::FusedCe => "fused_ce",
             Knob::OptimizerInBackward => "optimizer_in_backward",
@@ -178,6 +187,7 @@ impl Knob {
                 | Knob::Optimizer
                 | Knob::Precision
                 | Knob::Checkpointing
+                | Knob::ActivationOffload
                 | Knob::FlashAttention
                 | Knob::FusedCe
                 | Knob::OptimizerInBackward
@@ -208,6 +218,7 @@ impl Knob {
                 sc.training_precision.label(),
             ),
             Knob::Checkpointing => on(sc.checkpointing),
+            Knob::ActivationOffload => on(sc.activation_offload),
             Knob::FlashAttention => on(sc.flash_attention),
             Knob::FusedCe => on(sc.fused_ce),
             Knob::OptimizerInBackward => on(sc.optimizer_in_backward),
@@ -270,6 +281,7 @@ impl Knob {
             Knob::Optimizer => sc.optimizer = cycle(sc.optimizer, up),
             Knob::Precision => sc.training_precision = cycle(sc.training_precision, up),
             Knob::Checkpointing => sc.checkpointing = !sc.checkpointing,
+            Knob::ActivationOffload => sc.activation_offload = !sc.activation_offload,
             Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
             Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
             Knob::OptimizerInBackward => sc.optimizer_in_backward = !sc.optimizer_in_backward,

@@ -22,6 +22,11 @@ pub struct State {
     pub setup: fn(&mut App),
 }
 
+/// The workload row of a knob (rows shift as knobs are added).
+fn knob(app: &App, k: crate::tui::knobs::Knob) -> usize {
+    app.knobs().iter().position(|x| *x == k).unwrap_or(0)
+}
+
 fn pin(app: &mut App, gpu: &str, count: u32) {
     if let Some(g) = app.catalog.gpu_index(gpu) {
         app.pin(Some((g, count)));
@@ -138,7 +143,7 @@ pub const STATES: &[State] = &[
             a.select_model("qwen3-14b");
             a.set_scenario(Scenario::seed_training(Method::Lora).calibrated());
             a.focus = Pane::Workload;
-            a.knob = 4;
+            a.knob = knob(a, crate::tui::knobs::Knob::LoraRank);
         },
     },
     State {
@@ -373,7 +378,7 @@ pub const STATES: &[State] = &[
                 ..Scenario::seed_training(Method::Full).calibrated()
             });
             a.focus = Pane::Workload;
-            a.knob = 11;
+            a.knob = knob(a, crate::tui::knobs::Knob::Offload);
         },
     },
     State {

@@ -54,6 +54,24 @@ fn training_tokens(sc: &Scenario) -> f64 {
     (sc.context * sc.batch) as f64
 }
 
+/// What activation offloading moves to host memory: every layer's saves but two (the layer
+/// in use and the one being transferred), as torchtune's offloading streams them.
+pub fn offloaded_activations(model: &Model, sc: &Scenario) -> f64 {
+    if !sc.activation_offload || !sc.method.is_training() {
+        return 0.0;
+    }
+    let a = &model.arch;
+    let tokens = training_tokens(sc);
+    // What each layer keeps until its backward: its input under checkpointing, else all of
+    // its saved tensors.
+    let save = if sc.checkpointing {
+        ACT * a.hidden as f64 * tokens
+    } else {
+        layer_activation_bytes_per_token(a, sc) * tokens
+    };
+    a.layers.saturating_sub(2) as f64 * save
+}
+
 /// Activations of a training step, per card: every layer's saved tensors (or, with
 /// checkpointing, each layer's 16-bit input plus one layer recomputed), and the logits.
 pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
@@ -76,6 +94,18 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
             per_layer * layers,
             format!("{} layers × {} each", a.layers, format_gb(per_layer)),
         )
+    };
+    let offloaded = offloaded_activations(model, sc);
+    let (stored, how) = if offloaded > 0.0 {
+        (
+            stored - offloaded,
+            format!(
+                "{how}; offloaded to host {} (the card keeps two layers' saves)",
+                format_gb(offloaded)
+            ),
+        )
+    } else {
+        (stored, how)
     };
     // The full logits tensor in fp32 and its gradient: b·s·V·(4 + 4) bytes, unless a fused
     // or chunked cross-entropy never materializes it.

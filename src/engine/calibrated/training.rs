@@ -232,7 +232,7 @@ pub fn breakdown(model: &Model, sc: &Scenario) -> Breakdown {
         decode_bytes_per_token: None,
         decode_formula: None,
         decode_kv_bytes_per_sequence: 0.0,
-        host_bytes: weights_host + optimizer_host,
+        host_bytes: weights_host + optimizer_host + super::activations::offloaded_activations(model, sc),
         notes,
     }
 }
