@@ -29,6 +29,8 @@ pub struct PlanFile {
     pub training_precision: String,
     pub checkpointing: bool,
     #[serde(default)]
+    pub selective_checkpointing: bool,
+    #[serde(default)]
     pub activation_offload: bool,
     pub flash_attention: bool,
     pub fused_ce: bool,
@@ -79,6 +81,7 @@ impl PlanFile {
             training_precision: sc.training_precision.id().into(),
             checkpointing: sc.checkpointing,
             activation_offload: sc.activation_offload,
+            selective_checkpointing: sc.selective_checkpointing,
             flash_attention: sc.flash_attention,
             fused_ce: sc.fused_ce,
             zero: sc.zero,
@@ -132,6 +135,7 @@ impl PlanFile {
             training_precision: pick::<TrainingPrecision>("training-precision", &self.training_precision)?,
             checkpointing: self.checkpointing,
             activation_offload: self.activation_offload,
+            selective_checkpointing: self.selective_checkpointing,
             flash_attention: self.flash_attention,
             fused_ce: self.fused_ce,
             lora_targets: pick::<LoraTargets>("lora-targets", &self.lora_targets)?,

@@ -610,3 +610,45 @@ fn activation_offload_moves_all_but_two_layers_to_host() {
     assert_eq!(on["host_bytes"], 30 * input);
     assert_eq!(on["scenario"]["activation_offload"], true);
 }
+
+/// `--checkpointing selective`: torchtitan's op-level policy saves, per layer and token, the
+/// input (h), q (wq) and v (wv) — every other matmul — the attention output (q) with its fp32
+/// log-sum-exp (4 × heads), and the MLP's first (w1, I) and last (w2, h) matmul outputs. For
+/// Llama 3.1 8B: 2 × (4096 + 4096 + 1024 + 14,336 + 4096 + 4096) + 4 × 32 = 63,616 B, against
+/// 8,192 B (the input alone) under full checkpointing; one layer is recomputed either way.
+#[test]
+fn selective_checkpointing_saves_what_torchtitans_policy_saves() {
+    let layers_part = |mode: &str| -> u64 {
+        let out = vramfit()
+            .args(["plan", "--model", "llama-3.1-8b", "--method", "full", "--json"])
+            .args(["--checkpointing", mode])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "activations")
+            .unwrap()["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "layers")
+            .unwrap()["bytes"]
+            .as_u64()
+            .unwrap()
+    };
+    let tokens = 2048u64;
+    let recomputed = 200_832 * tokens;
+    let selective = 2 * (4096 + 4096 + 1024 + 14_336 + 4096 + 4096) + 4 * 32;
+    assert_eq!(selective, 63_616);
+    assert_eq!(layers_part("selective"), 32 * selective * tokens + recomputed);
+    assert_eq!(layers_part("on"), 32 * 2 * 4096 * tokens + recomputed);
+    assert_eq!(
+        layers_part("full"),
+        layers_part("on"),
+        "full is another name for on"
+    );
+}

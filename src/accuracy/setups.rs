@@ -44,6 +44,7 @@ struct Entry {
     training_precision: Option<String>,
     checkpointing: Option<bool>,
     activation_offload: Option<bool>,
+    selective_checkpointing: Option<bool>,
     flash_attention: Option<bool>,
     fused_ce: Option<bool>,
     zero: Option<u8>,
@@ -99,6 +100,9 @@ impl Entry {
             )?,
             checkpointing: self.checkpointing.unwrap_or(base.checkpointing),
             activation_offload: self.activation_offload.unwrap_or(base.activation_offload),
+            selective_checkpointing: self
+                .selective_checkpointing
+                .unwrap_or(base.selective_checkpointing),
             flash_attention: self.flash_attention.unwrap_or(base.flash_attention),
             fused_ce: self.fused_ce.unwrap_or(base.fused_ce),
             zero: self.zero.unwrap_or(base.zero),

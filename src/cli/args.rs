@@ -3,7 +3,7 @@
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
-use super::{CliError, OnOff, choice, whole};
+use super::{CheckpointingArg, CliError, OnOff, choice, whole};
 use crate::engine::rank::SortBy;
 use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision, ranges};
 use crate::engine::{Convention, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
@@ -54,9 +54,10 @@ pub struct PlanArgs {
     /// keeps two layers' worth, the rest is host RAM.
     #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
     pub activation_offload: OnOff,
-    /// Gradient (activation) checkpointing.
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
-    pub checkpointing: OnOff,
+    /// Gradient (activation) checkpointing: on (each layer recomputed from its input), off, or
+    /// selective (torchtitan's op policy: attention and every other matmul output saved).
+    #[arg(long, value_parser = choice::<CheckpointingArg>(), default_value = "on")]
+    pub checkpointing: CheckpointingArg,
     /// Flash / memory-efficient attention (no s² score matrix).
     #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
     pub flash_attention: OnOff,
@@ -159,7 +160,8 @@ impl PlanArgs {
             optimizer: self.optimizer,
             optimizer_in_backward: self.optimizer_in_backward.is_on(),
             training_precision: self.training_precision,
-            checkpointing: self.checkpointing.is_on(),
+            checkpointing: self.checkpointing != CheckpointingArg::Off,
+            selective_checkpointing: self.checkpointing == CheckpointingArg::Selective,
             activation_offload: self.activation_offload.is_on(),
             flash_attention: self.flash_attention.is_on(),
             fused_ce: self.fused_ce.is_on(),

@@ -44,6 +44,32 @@ impl Choice for OnOff {
     }
 }
 
+/// `--checkpointing`: off, on (every layer recomputed from its input), or selective
+/// (torchtitan's op-level policy: some outputs saved, the rest recomputed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckpointingArg {
+    On,
+    Off,
+    Selective,
+}
+
+impl Choice for CheckpointingArg {
+    const ALL: &'static [Self] = &[Self::On, Self::Off, Self::Selective];
+    const ALIASES: &'static [(&'static str, Self)] = &[("full", Self::On)];
+
+    fn id(self) -> &'static str {
+        match self {
+            Self::On => "on",
+            Self::Off => "off",
+            Self::Selective => "selective",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        self.id()
+    }
+}
+
 /// A failure the user can fix: printed on stderr, exit code 2.
 #[derive(Debug)]
 pub struct CliError(pub String);

@@ -328,6 +328,9 @@ pub struct Scenario {
     pub optimizer_in_backward: bool,
     pub training_precision: TrainingPrecision,
     pub checkpointing: bool,
+    /// With checkpointing: torchtitan's op-level selective policy instead of recomputing
+    /// each layer from its input.
+    pub selective_checkpointing: bool,
     /// Saved activations move to host memory between forward and backward (torchtune's
     /// activation offloading); the card keeps the layer in use and the one in transfer.
     pub activation_offload: bool,
@@ -372,6 +375,7 @@ impl Scenario {
             optimizer_in_backward: false,
             training_precision: TrainingPrecision::Mixed,
             checkpointing: true,
+            selective_checkpointing: false,
             activation_offload: false,
             flash_attention: true,
             fused_ce: false,

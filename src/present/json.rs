@@ -83,6 +83,8 @@ pub struct ScenarioJson {
     pub training_precision: &'static str,
     pub checkpointing: bool,
     pub activation_offload: bool,
+    /// With checkpointing on: torchtitan's op-level selective policy.
+    pub selective_checkpointing: bool,
     pub flash_attention: bool,
     pub fused_ce: bool,
     pub zero: u8,
@@ -251,6 +253,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             training_precision: scenario.training_precision.id(),
             checkpointing: scenario.checkpointing,
             activation_offload: scenario.activation_offload,
+            selective_checkpointing: scenario.checkpointing && scenario.selective_checkpointing,
             flash_attention: scenario.flash_attention,
             fused_ce: scenario.fused_ce,
             zero: scenario.zero,

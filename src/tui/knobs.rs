@@ -217,6 +217,7 @@ impl Knob {
                 sc.training_precision.id(),
                 sc.training_precision.label(),
             ),
+            Knob::Checkpointing if sc.checkpointing && sc.selective_checkpointing => tr!("tui.selective"),
             Knob::Checkpointing => on(sc.checkpointing),
             Knob::ActivationOffload => on(sc.activation_offload),
             Knob::FlashAttention => on(sc.flash_attention),
@@ -280,7 +281,16 @@ impl Knob {
             Knob::LoraTargets => sc.lora_targets = cycle(sc.lora_targets, up),
             Knob::Optimizer => sc.optimizer = cycle(sc.optimizer, up),
             Knob::Precision => sc.training_precision = cycle(sc.training_precision, up),
-            Knob::Checkpointing => sc.checkpointing = !sc.checkpointing,
+            // off → on → selective → off.
+            Knob::Checkpointing => {
+                let modes = [(false, false), (true, false), (true, true)];
+                let now = modes
+                    .iter()
+                    .position(|m| *m == (sc.checkpointing, sc.checkpointing && sc.selective_checkpointing))
+                    .unwrap_or(1);
+                let next = if up { (now + 1) % 3 } else { (now + 2) % 3 };
+                (sc.checkpointing, sc.selective_checkpointing) = modes[next];
+            }
             Knob::ActivationOffload => sc.activation_offload = !sc.activation_offload,
             Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
             Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
@@ -376,4 +386,23 @@ fn next_weights(sc: &mut Scenario, up: bool) {
     let pos = valid.iter().position(|w| *w == sc.weights).unwrap_or(0);
     let n = valid.len();
     sc.weights = valid[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpointing_turns_through_off_on_and_selective() {
+        let mut sc = Scenario::seed_training(crate::engine::Method::Full).calibrated();
+        let mut sort = SortBy::Price;
+        let mode = |sc: &Scenario| (sc.checkpointing, sc.selective_checkpointing);
+        assert_eq!(mode(&sc), (true, false));
+        Knob::Checkpointing.turn(&mut sc, &mut sort, true);
+        assert_eq!(mode(&sc), (true, true));
+        Knob::Checkpointing.turn(&mut sc, &mut sort, true);
+        assert_eq!(mode(&sc), (false, false));
+        Knob::Checkpointing.turn(&mut sc, &mut sort, false);
+        assert_eq!(mode(&sc), (true, true));
+    }
 }

@@ -50,6 +50,21 @@ pub fn layer_activation_bytes_per_token(a: &Architecture, sc: &Scenario) -> f64 
     norms + attention + mlp + scores + lora
 }
 
+/// Bytes a layer saves per token under torchtitan's op-level selective checkpointing: its
+/// input (the checkpoint boundary), every other matmul output in call order — q (wq), v (wv),
+/// the MLP's first (w1) and last (w2) — and the attention output with its fp32 log-sum-exp;
+/// norms, k, o, the up projection and the activation are recomputed.
+/// (torchtitan `distributed/activation_checkpoint.py`: `_save_list` and the
+/// "save output of every other mm" policy.)
+pub fn selective_bytes_per_token(a: &Architecture) -> f64 {
+    let h = a.hidden as f64;
+    let i = match &a.moe {
+        None => a.intermediate as f64,
+        Some(m) => (m.active + m.shared) as f64 * m.expert_intermediate as f64,
+    };
+    ACT * (h + a.q_width() as f64 + a.kv_width() as f64 + i + h + a.q_width() as f64) + 4.0 * a.heads as f64
+}
+
 fn training_tokens(sc: &Scenario) -> f64 {
     (sc.context * sc.batch) as f64
 }
@@ -64,7 +79,9 @@ pub fn offloaded_activations(model: &Model, sc: &Scenario) -> f64 {
     let tokens = training_tokens(sc);
     // What each layer keeps until its backward: its input under checkpointing, else all of
     // its saved tensors.
-    let save = if sc.checkpointing {
+    let save = if sc.checkpointing && sc.selective_checkpointing {
+        selective_bytes_per_token(a) * tokens
+    } else if sc.checkpointing {
         ACT * a.hidden as f64 * tokens
     } else {
         layer_activation_bytes_per_token(a, sc) * tokens
@@ -79,7 +96,18 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
     let tokens = training_tokens(sc);
     let per_layer = layer_activation_bytes_per_token(a, sc) * tokens;
     let layers = a.layers as f64;
-    let (stored, how) = if sc.checkpointing {
+    let (stored, how) = if sc.checkpointing && sc.selective_checkpointing {
+        let saved = selective_bytes_per_token(a) * tokens * layers;
+        (
+            saved + per_layer,
+            format!(
+                "selective checkpointing (torchtitan's op policy): input, q, v, attention output and LSE, first and last MLP matmul {} B/token × tokens × L = {} + one layer recomputed {}",
+                selective_bytes_per_token(a).round(),
+                format_gb(saved),
+                format_gb(per_layer)
+            ),
+        )
+    } else if sc.checkpointing {
         let inputs = ACT * a.hidden as f64 * tokens * layers;
         (
             inputs + per_layer,
