@@ -32,6 +32,8 @@ pub struct PlanFile {
     pub selective_checkpointing: bool,
     #[serde(default)]
     pub activation_offload: bool,
+    #[serde(default)]
+    pub compile: bool,
     pub flash_attention: bool,
     pub fused_ce: bool,
     pub zero: u8,
@@ -82,6 +84,7 @@ impl PlanFile {
             checkpointing: sc.checkpointing,
             activation_offload: sc.activation_offload,
             selective_checkpointing: sc.selective_checkpointing,
+            compile: sc.compile,
             flash_attention: sc.flash_attention,
             fused_ce: sc.fused_ce,
             zero: sc.zero,
@@ -136,6 +139,7 @@ impl PlanFile {
             checkpointing: self.checkpointing,
             activation_offload: self.activation_offload,
             selective_checkpointing: self.selective_checkpointing,
+            compile: self.compile,
             flash_attention: self.flash_attention,
             fused_ce: self.fused_ce,
             lora_targets: pick::<LoraTargets>("lora-targets", &self.lora_targets)?,

@@ -45,6 +45,7 @@ struct Entry {
     checkpointing: Option<bool>,
     activation_offload: Option<bool>,
     selective_checkpointing: Option<bool>,
+    compile: Option<bool>,
     flash_attention: Option<bool>,
     fused_ce: Option<bool>,
     zero: Option<u8>,
@@ -103,6 +104,7 @@ impl Entry {
             selective_checkpointing: self
                 .selective_checkpointing
                 .unwrap_or(base.selective_checkpointing),
+            compile: self.compile.unwrap_or(base.compile),
             flash_attention: self.flash_attention.unwrap_or(base.flash_attention),
             fused_ce: self.fused_ce.unwrap_or(base.fused_ce),
             zero: self.zero.unwrap_or(base.zero),

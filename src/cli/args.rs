@@ -50,6 +50,10 @@ pub struct PlanArgs {
     /// mixed: fp32 master weights and fp32 optimizer states; bf16: everything 16-bit.
     #[arg(long, value_parser = choice::<TrainingPrecision>(), default_value = "mixed")]
     pub training_precision: TrainingPrecision,
+    /// torch.compile: pointwise ops (norm outputs, the MLP's activation and product) are
+    /// recomputed in backward instead of saved.
+    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
+    pub compile: OnOff,
     /// Move saved activations to host memory (torchtune's activation offloading): the card
     /// keeps two layers' worth, the rest is host RAM.
     #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
@@ -163,6 +167,7 @@ impl PlanArgs {
             checkpointing: self.checkpointing != CheckpointingArg::Off,
             selective_checkpointing: self.checkpointing == CheckpointingArg::Selective,
             activation_offload: self.activation_offload.is_on(),
+            compile: self.compile.is_on(),
             flash_attention: self.flash_attention.is_on(),
             fused_ce: self.fused_ce.is_on(),
             lora_targets: self.lora_targets,

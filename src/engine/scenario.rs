@@ -331,6 +331,9 @@ pub struct Scenario {
     /// With checkpointing: torchtitan's op-level selective policy instead of recomputing
     /// each layer from its input.
     pub selective_checkpointing: bool,
+    /// torch.compile: its min-cut partitioner recomputes pointwise ops in backward rather
+    /// than saving their outputs (the norms' outputs, the MLP's activation and product).
+    pub compile: bool,
     /// Saved activations move to host memory between forward and backward (torchtune's
     /// activation offloading); the card keeps the layer in use and the one in transfer.
     pub activation_offload: bool,
@@ -376,6 +379,7 @@ impl Scenario {
             training_precision: TrainingPrecision::Mixed,
             checkpointing: true,
             selective_checkpointing: false,
+            compile: false,
             activation_offload: false,
             flash_attention: true,
             fused_ce: false,

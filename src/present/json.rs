@@ -85,6 +85,7 @@ pub struct ScenarioJson {
     pub activation_offload: bool,
     /// With checkpointing on: torchtitan's op-level selective policy.
     pub selective_checkpointing: bool,
+    pub compile: bool,
     pub flash_attention: bool,
     pub fused_ce: bool,
     pub zero: u8,
@@ -254,6 +255,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             checkpointing: scenario.checkpointing,
             activation_offload: scenario.activation_offload,
             selective_checkpointing: scenario.checkpointing && scenario.selective_checkpointing,
+            compile: scenario.compile,
             flash_attention: scenario.flash_attention,
             fused_ce: scenario.fused_ce,
             zero: scenario.zero,

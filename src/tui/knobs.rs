@@ -43,6 +43,7 @@ pub enum Knob {
     Precision,
     Checkpointing,
     ActivationOffload,
+    Compile,
     FlashAttention,
     FusedCe,
     OptimizerInBackward,
@@ -109,6 +110,7 @@ impl Knob {
                         Precision,
                         Checkpointing,
                         ActivationOffload,
+                        Compile,
                         FlashAttention,
                         FusedCe,
                     ],
@@ -156,6 +158,7 @@ impl Knob {
             Knob::Precision => "precision",
             Knob::Checkpointing => "checkpointing",
             Knob::ActivationOffload => "activation_offload",
+            Knob::Compile => "compile",
             Knob::FlashAttention => "flash_attention",
             Knob::FusedCe => "fused_ce",
             Knob::OptimizerInBackward => "optimizer_in_backward",
@@ -188,6 +191,7 @@ impl Knob {
                 | Knob::Precision
                 | Knob::Checkpointing
                 | Knob::ActivationOffload
+                | Knob::Compile
                 | Knob::FlashAttention
                 | Knob::FusedCe
                 | Knob::OptimizerInBackward
@@ -220,6 +224,7 @@ impl Knob {
             Knob::Checkpointing if sc.checkpointing && sc.selective_checkpointing => tr!("tui.selective"),
             Knob::Checkpointing => on(sc.checkpointing),
             Knob::ActivationOffload => on(sc.activation_offload),
+            Knob::Compile => on(sc.compile),
             Knob::FlashAttention => on(sc.flash_attention),
             Knob::FusedCe => on(sc.fused_ce),
             Knob::OptimizerInBackward => on(sc.optimizer_in_backward),
@@ -292,6 +297,7 @@ impl Knob {
                 (sc.checkpointing, sc.selective_checkpointing) = modes[next];
             }
             Knob::ActivationOffload => sc.activation_offload = !sc.activation_offload,
+            Knob::Compile => sc.compile = !sc.compile,
             Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
             Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
             Knob::OptimizerInBackward => sc.optimizer_in_backward = !sc.optimizer_in_backward,

@@ -19,13 +19,19 @@ pub const PREFILL_CHUNK_TOKENS: u64 = 8192;
 /// projection input, q, k, v and its output (2·h + 2·q + 4·kv + 2·q); a gated MLP keeps its
 /// input, gate, up, activation and product (2·h + 8·I), a plain one 2·h + 4·I; eager attention
 /// adds the 5·a·s score terms, flash attention only the fp32 log-sum-exp (4·a).
+///
+/// Under torch.compile the min-cut partitioner recomputes pointwise ops in backward: a norm
+/// keeps only its fp32 input (4·h), a gated MLP its input, gate and up (2·h + 4·I), a plain
+/// one its input and up (2·h + 2·I).
 pub fn layer_activation_bytes_per_token(a: &Architecture, sc: &Scenario) -> f64 {
     let h = a.hidden as f64;
-    let norms = a.norms_per_layer as f64 * 6.0 * h;
+    let norm_bytes = if sc.compile { 4.0 } else { 6.0 };
+    let norms = a.norms_per_layer as f64 * norm_bytes * h;
     let attention = ACT * h + ACT * a.q_width() as f64 * 2.0 + 2.0 * ACT * a.kv_width() as f64;
+    let kept = if sc.compile { 0.5 } else { 1.0 };
     let mlp_one = |i: f64| match a.mlp {
-        MlpKind::Gated => ACT * h + 4.0 * ACT * i,
-        MlpKind::Plain => ACT * h + 2.0 * ACT * i,
+        MlpKind::Gated => ACT * h + 4.0 * kept * ACT * i,
+        MlpKind::Plain => ACT * h + 2.0 * kept * ACT * i,
     };
     let mlp = match &a.moe {
         None => mlp_one(a.intermediate as f64),
@@ -150,9 +156,11 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
         } else {
             "eager attention 5·a·s"
         },
-        match a.mlp {
-            MlpKind::Gated => "gated MLP 8·I",
-            MlpKind::Plain => "plain MLP 4·I",
+        match (a.mlp, sc.compile) {
+            (MlpKind::Gated, false) => "gated MLP 8·I",
+            (MlpKind::Plain, false) => "plain MLP 4·I",
+            (MlpKind::Gated, true) => "compiled: gated MLP 4·I, norms 4·h",
+            (MlpKind::Plain, true) => "compiled: plain MLP 2·I, norms 4·h",
         },
         format_gb(logits),
         if sc.fused_ce { " (fused cross-entropy)" } else { "" },
