@@ -570,43 +570,50 @@ fn fit_prices_in_the_display_currency() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("$124 → $992/month"));
 }
 
+/// `plan --json` for Llama 3.1 8B with `args`, and its activations segment.
+fn activations_of(args: &[&str]) -> (Value, Value) {
+    let out = vramfit()
+        .args(["plan", "--model", "llama-3.1-8b", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let segment = v["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "activations")
+        .unwrap()
+        .clone();
+    (v, segment)
+}
+
+/// The bytes of one part of a segment.
+fn part(segment: &Value, name: &str) -> u64 {
+    segment["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap()["bytes"]
+        .as_u64()
+        .unwrap()
+}
+
 /// `--activation-offload on`: a LoRA of Llama 3.1 8B at 2,048 tokens with checkpointing keeps
 /// each layer's 16-bit input (2 · 4,096 · 2,048 = 16,777,216 B) until backward; offloading moves
 /// all but two of the 32 to host memory (30 × 16,777,216 = 503,316,480 B), and the card keeps
 /// two inputs and the layer being recomputed (200,960 B a token × 2,048).
 #[test]
 fn activation_offload_moves_all_but_two_layers_to_host() {
-    let run = |offload: &str| -> serde_json::Value {
-        let out = vramfit()
-            .args(["plan", "--model", "llama-3.1-8b", "--method", "lora", "--json"])
-            .args(["--activation-offload", offload])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
-    let layers_part = |v: &serde_json::Value| {
-        v["segments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == "activations")
-            .unwrap()["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == "layers")
-            .unwrap()["bytes"]
-            .as_u64()
-            .unwrap()
-    };
     let input = 2 * 4096 * 2048u64;
     let recomputed = 200_960 * 2048u64;
-    let off = run("off");
-    assert_eq!(layers_part(&off), 32 * input + recomputed);
+    let (off, segment) = activations_of(&["--method", "lora", "--activation-offload", "off"]);
+    assert_eq!(part(&segment, "layers"), 32 * input + recomputed);
     assert_eq!(off["host_bytes"], 0);
-    let on = run("on");
-    assert_eq!(layers_part(&on), 2 * input + recomputed);
+    let (on, segment) = activations_of(&["--method", "lora", "--activation-offload", "on"]);
+    assert_eq!(part(&segment, "layers"), 2 * input + recomputed);
     assert_eq!(on["host_bytes"], 30 * input);
     assert_eq!(on["scenario"]["activation_offload"], true);
 }
@@ -618,39 +625,19 @@ fn activation_offload_moves_all_but_two_layers_to_host() {
 /// 8,192 B (the input alone) under full checkpointing; one layer is recomputed either way.
 #[test]
 fn selective_checkpointing_saves_what_torchtitans_policy_saves() {
-    let layers_part = |mode: &str| -> u64 {
-        let out = vramfit()
-            .args(["plan", "--model", "llama-3.1-8b", "--method", "full", "--json"])
-            .args(["--checkpointing", mode])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["segments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == "activations")
-            .unwrap()["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == "layers")
-            .unwrap()["bytes"]
-            .as_u64()
-            .unwrap()
+    let layers = |mode: &str| {
+        part(
+            &activations_of(&["--method", "full", "--checkpointing", mode]).1,
+            "layers",
+        )
     };
     let tokens = 2048u64;
     let recomputed = 200_832 * tokens;
     let selective = 2 * (4096 + 4096 + 1024 + 14_336 + 4096 + 4096) + 4 * 32;
     assert_eq!(selective, 63_616);
-    assert_eq!(layers_part("selective"), 32 * selective * tokens + recomputed);
-    assert_eq!(layers_part("on"), 32 * 2 * 4096 * tokens + recomputed);
-    assert_eq!(
-        layers_part("full"),
-        layers_part("on"),
-        "full is another name for on"
-    );
+    assert_eq!(layers("selective"), 32 * selective * tokens + recomputed);
+    assert_eq!(layers("on"), 32 * 2 * 4096 * tokens + recomputed);
+    assert_eq!(layers("full"), layers("on"), "full is another name for on");
 }
 
 /// `--compile on`: torch.compile's partitioner recomputes pointwise ops, so a Llama 3.1 8B
@@ -659,20 +646,8 @@ fn selective_checkpointing_saves_what_torchtitans_policy_saves() {
 /// 32,768 + 28,672 + 65,536 + 128 = 127,104 B (200,832 B uncompiled).
 #[test]
 fn compile_recomputes_pointwise_ops() {
-    let formula = |compile: &str| -> String {
-        let out = vramfit()
-            .args(["plan", "--model", "llama-3.1-8b", "--method", "full", "--json"])
-            .args(["--compile", compile])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["segments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == "activations")
-            .unwrap()["formula"]
+    let formula = |compile: &str| {
+        activations_of(&["--method", "full", "--compile", compile]).1["formula"]
             .as_str()
             .unwrap()
             .to_string()

@@ -65,6 +65,26 @@ fn seventy_fp8(app: &mut App) {
     pin(app, "h100-pcie", 1);
 }
 
+/// 70B FP8 on one H100 PCIe, explain open on the memory bar: every segment's formula.
+fn explain_segments(a: &mut App) {
+    seventy_fp8(a);
+    a.focus = Pane::Bar;
+    a.update(Action::Explain);
+}
+
+/// 70B FP8 on one H100 PCIe, explain open on the card.
+fn explain_card(a: &mut App) {
+    seventy_fp8(a);
+    a.focus = Pane::Cards;
+    a.update(Action::Explain);
+}
+
+/// 70B FP8 on one H100 PCIe, the to-fit list open.
+fn to_fit(a: &mut App) {
+    seventy_fp8(a);
+    a.update(Action::ToFit);
+}
+
 pub const STATES: &[State] = &[
     State {
         name: "inference-80x24",
@@ -166,11 +186,7 @@ pub const STATES: &[State] = &[
         height: 24,
         theme: "default",
         lang: Lang::En,
-        setup: |a| {
-            seventy_fp8(a);
-            a.focus = Pane::Bar;
-            a.update(Action::Explain);
-        },
+        setup: explain_segments,
     },
     State {
         name: "explain-card-160x48",
@@ -179,11 +195,7 @@ pub const STATES: &[State] = &[
         height: 48,
         theme: "default",
         lang: Lang::En,
-        setup: |a| {
-            seventy_fp8(a);
-            a.focus = Pane::Cards;
-            a.update(Action::Explain);
-        },
+        setup: explain_card,
     },
     State {
         name: "help-80x24",
@@ -306,11 +318,7 @@ pub const STATES: &[State] = &[
         height: 24,
         theme: "default",
         lang: Lang::En,
-        setup: |a| {
-            seventy_fp8(a);
-            a.focus = Pane::Cards;
-            a.update(Action::Explain);
-        },
+        setup: explain_card,
     },
     State {
         name: "help-160x48",
@@ -531,10 +539,7 @@ pub const STATES: &[State] = &[
         height: 24,
         theme: "default",
         lang: Lang::En,
-        setup: |a| {
-            seventy_fp8(a);
-            a.update(Action::ToFit);
-        },
+        setup: to_fit,
     },
     State {
         name: "tofit-160x48",
@@ -626,11 +631,7 @@ pub const STATES: &[State] = &[
         height: 24,
         theme: "default",
         lang: Lang::Zh,
-        setup: |a| {
-            seventy_fp8(a);
-            a.focus = Pane::Bar;
-            a.update(Action::Explain);
-        },
+        setup: explain_segments,
     },
     State {
         name: "zh-explain-card-160x48",
@@ -639,11 +640,7 @@ pub const STATES: &[State] = &[
         height: 48,
         theme: "default",
         lang: Lang::Zh,
-        setup: |a| {
-            seventy_fp8(a);
-            a.focus = Pane::Cards;
-            a.update(Action::Explain);
-        },
+        setup: explain_card,
     },
     State {
         name: "zh-help-80x24",
@@ -663,10 +660,7 @@ pub const STATES: &[State] = &[
         height: 48,
         theme: "default",
         lang: Lang::Zh,
-        setup: |a| {
-            seventy_fp8(a);
-            a.update(Action::ToFit);
-        },
+        setup: to_fit,
     },
     State {
         name: "zh-ab-80x24",
