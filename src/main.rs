@@ -19,6 +19,7 @@ fn main() -> ExitCode {
     };
     let result = settings.and_then(|settings| {
         cli.language(&settings).make_current();
+        let cli = cli.with_settings(&settings);
         match &cli.command {
             Some(command) => run(
                 &cli,

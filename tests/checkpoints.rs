@@ -480,12 +480,7 @@ fn planned_in_its_own_format_the_weights_are_the_files_bytes() {
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let own = json("q4_k_m");
-    let w = own["segments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "weights")
-        .unwrap();
+    let w = common::segment(&own, "weights");
     assert_eq!(w["bytes"], bytes);
     assert!(
         w["formula"]
@@ -495,12 +490,7 @@ fn planned_in_its_own_format_the_weights_are_the_files_bytes() {
         "{w}"
     );
     let other = json("q8_0");
-    let w = other["segments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "weights")
-        .unwrap();
+    let w = common::segment(&other, "weights");
     assert_ne!(w["bytes"], bytes);
 }
 

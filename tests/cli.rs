@@ -579,13 +579,7 @@ fn activations_of(args: &[&str]) -> (Value, Value) {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let segment = v["segments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "activations")
-        .unwrap()
-        .clone();
+    let segment = common::segment(&v, "activations").clone();
     (v, segment)
 }
 

@@ -233,16 +233,7 @@ fn the_prefill_chunk_sets_the_activation_peak() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let activations = |v: &Value| {
-        v["segments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == "activations")
-            .unwrap()["bytes"]
-            .as_u64()
-            .unwrap()
-    };
+    let activations = |v: &Value| common::segment(v, "activations")["bytes"].as_u64().unwrap();
     let per_token = 2 * (2 * 4096 + 2 * 4096 + 2 * 1024 + 3 * 14336);
     assert_eq!(per_token, 122_880);
     let logits = 8 * 128_256 * 4;

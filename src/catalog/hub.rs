@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::checkpoint::{HEADER_STUB, MAX_SAFETENSORS_HEADER_BYTES as MAX_HEADER_BYTES, header_stub};
+use super::checkpoint::{HEADER_STUB, MAX_SAFETENSORS_HEADER_BYTES, header_stub};
 
 /// The endpoint: `$HF_ENDPOINT`, else huggingface.co.
 pub fn endpoint() -> String {
@@ -176,10 +176,10 @@ impl Hub {
         let n = u64::from_le_bytes(
             <[u8; 8]>::try_from(len.as_slice()).map_err(|_| format!("{file}: shorter than 8 bytes"))?,
         );
-        if n > MAX_HEADER_BYTES {
+        if n > MAX_SAFETENSORS_HEADER_BYTES {
             return Err(format!(
                 "{file}: header length {n} is over the {} MB limit",
-                MAX_HEADER_BYTES >> 20
+                MAX_SAFETENSORS_HEADER_BYTES >> 20
             ));
         }
         let resp = self

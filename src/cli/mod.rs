@@ -240,6 +240,14 @@ pub struct Settings {
 }
 
 impl Cli {
+    /// The settings file's `hub` and `models_dir` joined to the flags, so the file is read
+    /// once and everything after looks at the command line alone.
+    pub fn with_settings(mut self, settings: &Settings) -> Cli {
+        self.hub |= settings.hub;
+        self.models_dir.extend(settings.models_dir.iter().cloned());
+        self
+    }
+
     /// The language asked for: the flag, the settings file, the locale, in that order.
     pub fn language(&self, settings: &Settings) -> crate::lang::Lang {
         self.lang
@@ -309,11 +317,6 @@ pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
 }
 
 /// A catalog id, or a path to a config.json; an unknown id gets the nearest names.
-/// Whether the user allows the network for models (`--hub` or `hub = true`).
-fn hub_allowed(cli: &Cli) -> bool {
-    cli.hub || settings().is_ok_and(|s| s.hub)
-}
-
 pub fn resolve_model(catalog: &Catalog, wanted: &str, hub: bool) -> Result<Model, CliError> {
     if let Some(m) = catalog.model(wanted) {
         return Ok(m.clone());
@@ -398,8 +401,8 @@ pub fn run(
     let catalog = load_catalog(&cli.catalog)?;
     let io = io_error;
     match command {
-        Command::Plan(args) => run_plan(&catalog, args, hub_allowed(cli), out, err)?,
-        Command::Fit(args) => run_fit(&catalog, args, hub_allowed(cli), out, err)?,
+        Command::Plan(args) => run_plan(&catalog, args, cli.hub, out, err)?,
+        Command::Fit(args) => run_fit(&catalog, args, cli.hub, out, err)?,
         Command::Table { json } => {
             let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
             out.write_all(text.as_bytes()).map_err(io)?;
@@ -611,7 +614,7 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
     let (imported, start) = match &wanted {
         None => (None, None),
         Some(id) if catalog.model(id).is_some() => (None, catalog.model(id).map(|m| m.id.clone())),
-        Some(other) => (Some(resolve_model(&catalog, other, hub_allowed(cli))?), None),
+        Some(other) => (Some(resolve_model(&catalog, other, cli.hub)?), None),
     };
     let mut app = crate::tui::app::App::new(catalog, theme, imported, start.as_deref());
     app.mouse = cli.mouse;
@@ -626,14 +629,9 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
         app.add_local_models(found);
     }
     // GGUF files in the user's models folders, headers only (an unreadable one is skipped).
-    let dirs = cli
-        .models_dir
-        .iter()
-        .cloned()
-        .chain(settings().ok().and_then(|s| s.models_dir));
     let mut ggufs = Vec::new();
-    for dir in dirs {
-        for path in crate::catalog::checkpoint::gguf_files(&dir, 50) {
+    for dir in &cli.models_dir {
+        for path in crate::catalog::checkpoint::gguf_files(dir, 50) {
             if let Ok(mut m) = crate::catalog::checkpoint::gguf_model(&path) {
                 m.family = "On this machine".into();
                 // The file's name tells two quantizations of one model apart.

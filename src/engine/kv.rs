@@ -44,37 +44,24 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
             group_thousands(scenario.context as i64)
         ),
     };
-    let state = match a.ssm {
-        None => String::new(),
-        Some(s) => format!(
-            " + {} state-space layers × state {} (conv {} × {} + {} × d_state {}) per sequence",
+    // The state-space layers' state, written once for both shapes of the formula.
+    let state = a.ssm.map(|s| {
+        format!(
+            "{} state-space layers × state {} (conv {} × {} + {} × d_state {})",
             s.layers.min(a.layers),
             group_thousands(s.state_elements() as i64),
             s.conv_channels(),
             s.conv_kernel.saturating_sub(1),
             s.inner,
             s.state
-        ),
-    };
-    if a.attention_layers() == 0 {
-        return format!(
-            "{} state-space layers × state {} (conv {} × {} + {} × d_state {}), the same at any context, × {bytes_per_element} B ({}) × batch {} = {}",
-            a.layers,
-            group_thousands(a.ssm.map_or(0, |s| s.state_elements()) as i64),
-            a.ssm.map_or(0, |s| s.conv_channels()),
-            a.ssm.map_or(0, |s| s.conv_kernel.saturating_sub(1)),
-            a.ssm.map_or(0, |s| s.inner),
-            a.ssm.map_or(0, |s| s.state),
-            scenario.kv.label(),
-            scenario.batch,
-            format_gb(bytes)
-        );
-    }
-    // Parentheses only where a state is added to the attention layers' cache.
-    let cached = if state.is_empty() {
-        format!("{per_layer} × {tokens}")
-    } else {
-        format!("({per_layer} × {tokens}{state})")
+        )
+    });
+    let cached = match state {
+        // No attention at all: the state alone, whatever the context.
+        Some(state) if a.attention_layers() == 0 => format!("{state}, the same at any context,"),
+        // Parentheses only where a state is added to the attention layers' cache.
+        Some(state) => format!("({per_layer} × {tokens} + {state} per sequence)"),
+        None => format!("{per_layer} × {tokens}"),
     };
     format!(
         "{cached} × {bytes_per_element} B ({}) × batch {} = {}",

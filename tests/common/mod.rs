@@ -21,3 +21,13 @@ pub fn vramfit_in(lang: &str) -> Command {
         .env("LANG", lang);
     c
 }
+
+/// One segment (`weights`, `kv_cache`, …) of a `plan --json` answer.
+pub fn segment<'a>(plan: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    plan["segments"]
+        .as_array()
+        .expect("a plan has segments")
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no segment {name}"))
+}
