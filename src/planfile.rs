@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::FileError;
 use crate::engine::rank::SortBy;
 use crate::engine::scenario::{KnobError, LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
-use crate::engine::{Choice, Convention, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
+use crate::engine::{
+    Choice, Convention, Framework, KvPrecision, Method, Scenario, TightRule, WeightPrecision,
+};
 
 /// A saved plan. Field names are the CLI's flag names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,6 +47,13 @@ pub struct PlanFile {
     /// Absent in plans saved before the knob existed: the default chunk.
     #[serde(default = "default_chunk")]
     pub max_batched_tokens: u64,
+    #[serde(default = "default_max_num_seqs")]
+    pub max_num_seqs: u64,
+    #[serde(default = "default_ubatch")]
+    pub ubatch: u64,
+    /// Absent in plans saved before presets existed: the generic rules.
+    #[serde(default = "default_framework")]
+    pub framework: String,
     pub network_gbps: f64,
     /// Free fraction below which a fit is tight; absent = under 5 GB left (2 GB per card).
     #[serde(default)]
@@ -94,6 +103,9 @@ impl PlanFile {
             split: sc.split.id().into(),
             prompt: sc.prompt,
             max_batched_tokens: sc.max_batched_tokens,
+            max_num_seqs: sc.max_num_seqs,
+            ubatch: sc.ubatch,
+            framework: sc.framework.id().into(),
             network_gbps: sc.network_gbps,
             margin: match sc.tight_rule {
                 TightRule::Seed => None,
@@ -150,6 +162,9 @@ impl PlanFile {
             split: pick::<Split>("split", &self.split)?,
             prompt: self.prompt,
             max_batched_tokens: self.max_batched_tokens,
+            max_num_seqs: self.max_num_seqs,
+            ubatch: self.ubatch,
+            framework: pick::<Framework>("framework", &self.framework)?,
             network_gbps: self.network_gbps,
             rent: Rent::new(
                 self.hours,
@@ -226,4 +241,16 @@ pub fn slug(parts: &[&str]) -> String {
 
 fn default_chunk() -> u64 {
     crate::engine::calibrated::PREFILL_CHUNK_TOKENS
+}
+
+fn default_max_num_seqs() -> u64 {
+    256
+}
+
+fn default_ubatch() -> u64 {
+    512
+}
+
+fn default_framework() -> String {
+    "generic".into()
 }

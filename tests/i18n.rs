@@ -163,17 +163,17 @@ fn the_advice_in_chinese() {
     ];
     let text = stdout(vramfit("zh_CN.UTF-8").args(args));
     assert!(
-        text.contains("现在：放不下 —— 每卡需要 23.30 GB，可用 22.73 GB，差 0.57 GB"),
+        text.contains("现在：放不下 —— 每卡需要 23.44 GB，可用 22.73 GB，差 0.71 GB"),
         "{text}"
     );
-    assert!(text.contains("上下文 ≤ 6,272"), "{text}");
-    // Flags are what the user types: `--kv fp8` stays as it is.
+    assert!(text.contains("上下文 ≤ 5,920"), "{text}");
+    // Flags are what the user types: `--kv q4_0` stays as it is.
     let flags = regex::Regex::new(r"--[a-z-]+ \S+").unwrap();
-    assert!(text.contains("--kv fp8"), "{text}");
+    assert!(text.contains("--kv q4_0"), "{text}");
     let words = flags.replace_all(&text, "");
     assert_eq!(english_left(&words), Vec::<String>::new(), "{text}");
     let json = stdout(vramfit("zh_CN.UTF-8").args(args).arg("--json"));
-    assert!(json.contains("\"change\": \"context ≤ 6,272\""), "{json}");
+    assert!(json.contains("\"change\": \"context ≤ 5,920\""), "{json}");
     assert!(json.contains("\"note\": \"shorter context\""), "{json}");
 }
 

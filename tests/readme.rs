@@ -91,7 +91,9 @@ fn the_chinese_readme_commands_and_keys_are_real() {
     let text = read("README.zh-CN.md");
     let runs = commands_in(&text, "## 先试这三条命令");
     assert_eq!(runs.len(), 3, "{runs:?}");
-    for args in runs {
+    let framework = commands_in(&text, "## 按运行框架规划");
+    assert_eq!(framework.len(), 1, "{framework:?}");
+    for args in runs.into_iter().chain(framework) {
         let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
             .args(&args)
             .current_dir(env!("CARGO_MANIFEST_DIR"))

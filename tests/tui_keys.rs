@@ -59,8 +59,8 @@ fn right_on_a_knob_changes_the_scenario_and_the_plan() {
     assert_eq!(app.focus, Pane::Workload);
     let kv_before = app.plan.breakdown.get(vramfit::engine::SegmentKind::KvCache);
     let before = app.plan.total_bytes();
-    // Context row: 8,192 → 16,384 doubles the KV cache.
-    for _ in 0..3 {
+    // Context row (below Method, Framework, Weights, KV): 8,192 → 16,384 doubles the KV cache.
+    for _ in 0..4 {
         press(&mut app, KeyCode::Down);
     }
     assert_eq!(app.knobs()[app.knob], Knob::Context);

@@ -161,8 +161,27 @@ fn the_hint_and_the_to_fit_list_show_the_exact_limit() {
     assert!(s.contains("▶ q4_0 KV  ! tight"), "{s}");
     let s = screen("tofit-160x48");
     assert!(s.contains("▶ context ≤ 5,504  ! tight  0.00 GB free"), "{s}");
-    assert!(s.contains("4× GeForce RTX 4090  ✓ fits  2.84 GB free"), "{s}");
+    assert!(s.contains("4× GeForce RTX 4090  ✓ fits  2.63 GB free"), "{s}");
     // When it fits, the same line gives the headroom.
     let s = screen("tight-80x24");
     assert!(s.contains("headroom: context ≤ "), "{s}");
+}
+
+/// The Framework row and explain under llama.cpp: the preset's values are on screen with
+/// their sources, and the activations the bar draws are the compute buffer explain derives.
+#[test]
+fn the_framework_row_and_explain_name_the_runtime_and_its_buffer() {
+    let s = screen("framework-80x24");
+    assert!(s.contains("Framework  ◀ llama.cpp ▶"), "{s}");
+    assert!(s.contains("Context      4,096"), "{s}");
+    assert!(s.contains("▒ activations 0.31"), "{s}");
+    let s = screen("explain-framework-160x48");
+    assert!(s.contains("llama.cpp preset"), "{s}");
+    assert!(s.contains("--ubatch 512 · common.h: n_ubatch = 512"), "{s}");
+    assert!(s.contains("▒ activations = 0.31 GB"), "{s}");
+    assert!(
+        s.contains("llama.cpp compute buffer (ggml graph reserve for n_ubatch 512 over 4,096 cells)"),
+        "{s}"
+    );
+    assert!(s.contains("▒ activations         0.31 GB"), "{s}");
 }

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::catalog::{Catalog, hf};
 use crate::engine::memory::{SegmentKind, breakdown};
 use crate::engine::plan::plan;
-use crate::engine::{Convention, Method, Model, Scenario, WeightPrecision};
+use crate::engine::{Choice, Convention, Method, Model, Scenario, WeightPrecision};
 
 pub const MEASUREMENTS: &str = include_str!("../../tests/data/measurements.toml");
 
@@ -29,6 +29,8 @@ pub struct Case {
     pub measured_metric: String,
     pub arch_params: Option<u64>,
     pub gpu_count: Option<u32>,
+    /// The runtime the source names, as it names it ("torchtune (PyTorch 2.5 era)").
+    pub framework: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -51,6 +53,9 @@ pub enum Compare {
     Total,
     /// Bytes of the loaded weights.
     Weights,
+    /// One segment a runtime logs by itself (llama.cpp's KV and compute buffers, vLLM's
+    /// activation peak).
+    Segment(SegmentKind),
     /// KV bytes an engine allocates per card after weights, activations and overhead.
     KvBudget { gpu: String, util: f64 },
     /// Decode tokens/s: must stay under the bandwidth ceiling of this card.
@@ -64,6 +69,11 @@ pub use setups::{SETUPS, Setup, setups};
 const OCTOCODER_CONFIG: &str = r#"{"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48,
  "n_inner": 24576, "n_positions": 8192, "vocab_size": 49152, "multi_query": true}"#;
 
+/// EleutherAI Pythia 1.4B (GPT-NeoX), which llama.cpp's CI runs and the catalog does not carry.
+const PYTHIA_CONFIG: &str = r#"{"model_type": "gpt_neox", "hidden_size": 2048, "num_hidden_layers": 24,
+ "num_attention_heads": 16, "intermediate_size": 8192, "vocab_size": 50304, "max_position_embeddings": 2048,
+ "rotary_pct": 0.25, "use_parallel_residual": true, "tie_word_embeddings": false}"#;
+
 /// One line of the accuracy table.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -72,7 +82,11 @@ pub struct Row {
     pub compare: Compare,
     /// Bytes, or tokens/s for decode cases.
     pub measured: f64,
+    /// Under the run's framework preset (the generic rules where it names none).
     pub predicted: f64,
+    /// Under the generic rules, for the generic-vs-preset column.
+    pub generic_predicted: f64,
+    pub framework: crate::engine::Framework,
     pub seed_predicted: f64,
     pub tolerance: f64,
     pub note: String,
@@ -83,6 +97,10 @@ impl Row {
     /// Signed relative error of the calibrated prediction (decode: ceiling over measured − 1).
     pub fn error(&self) -> f64 {
         self.predicted / self.measured - 1.0
+    }
+
+    pub fn generic_error(&self) -> f64 {
+        self.generic_predicted / self.measured - 1.0
     }
 
     pub fn seed_error(&self) -> f64 {
@@ -122,6 +140,7 @@ fn predict(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compare) -
         Compare::TorchReserved => b.total() - part("cuda_context"),
         Compare::Total => b.total(),
         Compare::Weights => b.get(SegmentKind::Weights),
+        Compare::Segment(kind) => b.get(*kind),
         Compare::KvBudget { gpu, util } => {
             let g = catalog
                 .gpu_index(gpu)
@@ -165,6 +184,7 @@ fn predict_seed(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compa
     let n = f64::from(sc.cards.max(1));
     match compare {
         Compare::Weights => b.get(SegmentKind::Weights) / n,
+        Compare::Segment(kind) => b.get(*kind) / n,
         Compare::KvBudget { gpu, util } => {
             let g = catalog
                 .gpu_index(gpu)
@@ -183,6 +203,8 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
     let setups = setups()?;
     let octocoder =
         hf::from_str("octocoder/config.json", OCTOCODER_CONFIG, "octocoder").map_err(|e| e.to_string())?;
+    let pythia =
+        hf::from_str("pythia-1.4b/config.json", PYTHIA_CONFIG, "pythia-1.4b").map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
     for case in &cases {
         let setup = setups
@@ -191,6 +213,8 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             .ok_or_else(|| format!("no setup for case {}", case.id))?;
         let model = if setup.model == "octocoder" {
             octocoder.clone()
+        } else if setup.model == "pythia-1.4b" {
+            pythia.clone()
         } else {
             catalog
                 .model(&setup.model)
@@ -212,6 +236,8 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             compare: setup.compare.clone(),
             measured,
             predicted: predict(catalog, &model, &setup.scenario, &setup.compare),
+            generic_predicted: predict(catalog, &model, &setup.generic, &setup.compare),
+            framework: setup.framework,
             seed_predicted: predict_seed(catalog, &model, &setup.scenario, &setup.compare),
             tolerance: setup.tolerance,
             note: setup.note.clone(),
@@ -234,12 +260,22 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Median |error| of the memory cases, calibrated and seed.
+/// Median |error| of the memory cases, calibrated (presets applied) and seed.
 pub fn medians(rows: &[Row]) -> (f64, f64) {
     let mem: Vec<&Row> = rows.iter().filter(|r| !r.is_decode()).collect();
     (
         median(mem.iter().map(|r| r.error().abs()).collect()),
         median(mem.iter().map(|r| r.seed_error().abs()).collect()),
+    )
+}
+
+/// Median |error| of the memory cases under the generic rules (no preset).
+pub fn generic_median(rows: &[Row]) -> f64 {
+    median(
+        rows.iter()
+            .filter(|r| !r.is_decode())
+            .map(|r| r.generic_error().abs())
+            .collect(),
     )
 }
 
@@ -249,6 +285,9 @@ fn compare_label(c: &Compare) -> &'static str {
         Compare::TorchReserved => "torch reserved",
         Compare::Total => "per-GPU total",
         Compare::Weights => "weights",
+        Compare::Segment(SegmentKind::KvCache) => "KV buffer",
+        Compare::Segment(SegmentKind::Activations) => "activations",
+        Compare::Segment(_) => "segment",
         Compare::KvBudget { .. } => "KV budget",
         Compare::DecodeCeiling { .. } => "decode t/s",
     }
@@ -259,8 +298,11 @@ pub fn markdown(rows: &[Row]) -> String {
     use std::fmt::Write as _;
     let gib = |b: f64| b / 1_073_741_824.0;
     let (cal, seed) = medians(rows);
+    let generic = generic_median(rows);
     let mem: Vec<&Row> = rows.iter().filter(|r| !r.is_decode()).collect();
     let within15 = mem.iter().filter(|r| r.error().abs() <= 0.15).count();
+    let high: Vec<&&Row> = mem.iter().filter(|r| r.confidence == "high").collect();
+    let high_within = high.iter().filter(|r| r.error().abs() <= 0.15).count();
     let mut s = String::new();
     let _ = writeln!(s, "# Accuracy: predicted vs measured\n");
     let _ = writeln!(
@@ -268,32 +310,38 @@ pub fn markdown(rows: &[Row]) -> String {
         "Generated by `cargo run --release -- accuracy > docs/accuracy.md` from `tests/data/measurements.toml`\n\
          (published runs, copied from the project's reference file); `tests/accuracy.rs` asserts the same\n\
          numbers. Memory in GiB. Error = predicted / measured − 1. The mapping of each run to a scenario\n\
-         is in `src/accuracy.rs`.\n"
+         is in `tests/data/accuracy-setups.toml`: a run that names its framework is planned with that\n\
+         framework's preset (`--framework`), and the generic column plans the same knobs without it.\n"
     );
     let _ = writeln!(
         s,
-        "Memory cases: {} · median |error| calibrated **{:.1} %**, quick rules {:.1} % · calibrated within 15 %: {within15} of {}.\n",
+        "Memory cases: {} · median |error| with presets **{:.1} %**, generic rules {:.1} %, quick rules {:.1} % · within 15 %: {within15} of {} · high-confidence cases within 15 %: {high_within} of {}.\n",
         mem.len(),
         cal * 100.0,
+        generic * 100.0,
         seed * 100.0,
-        mem.len()
+        mem.len(),
+        high.len()
     );
     let _ = writeln!(
         s,
-        "| case | conf. | compared | measured | calibrated | error | quick rules | quick error | accepted | note |"
+        "| case | framework | conf. | compared | measured | preset | error | generic | generic error | quick rules | quick error | accepted | note |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         if r.is_decode() {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {:.1} t/s | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % | {} | {} |",
+                "| {} | {} | {} | {} | {:.1} t/s | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % | {} | {} |",
                 r.id,
+                r.framework.id(),
                 r.confidence,
                 compare_label(&r.compare),
                 r.measured,
                 r.predicted,
                 100.0 * r.measured / r.predicted,
+                r.generic_predicted,
+                100.0 * r.measured / r.generic_predicted,
                 r.seed_predicted,
                 100.0 * r.measured / r.seed_predicted,
                 if r.passes() {
@@ -306,13 +354,16 @@ pub fn markdown(rows: &[Row]) -> String {
         } else {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {:.2} | {:.2} | {:+.1} % | {:.2} | {:+.1} % | ±{:.0} %{} | {} |",
+                "| {} | {} | {} | {} | {:.3} | {:.3} | {:+.1} % | {:.3} | {:+.1} % | {:.2} | {:+.1} % | ±{:.0} %{} | {} |",
                 r.id,
+                r.framework.id(),
                 r.confidence,
                 compare_label(&r.compare),
                 gib(r.measured),
                 gib(r.predicted),
                 r.error() * 100.0,
+                gib(r.generic_predicted),
+                r.generic_error() * 100.0,
                 gib(r.seed_predicted),
                 r.seed_error() * 100.0,
                 r.tolerance * 100.0,

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::Compare;
 use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Split, TrainingPrecision};
-use crate::engine::{Choice, KvPrecision, Method, Scenario, WeightPrecision};
+use crate::engine::{Choice, Framework, KvPrecision, Method, Scenario, SegmentKind, WeightPrecision};
 
 pub const SETUPS: &str = include_str!("../../tests/data/accuracy-setups.toml");
 
@@ -19,7 +19,11 @@ pub struct Setup {
     pub id: String,
     pub model: String,
     pub scenario: Scenario,
+    /// The same run under the generic rules (no preset): the column it is compared with.
+    pub generic: Scenario,
     pub compare: Compare,
+    /// The framework the run names (generic where it names none).
+    pub framework: Framework,
     /// Largest |error| the test accepts for this case.
     pub tolerance: f64,
     /// What the mapping assumed, or what the engine cannot model.
@@ -55,6 +59,10 @@ struct Entry {
     split: Option<String>,
     prompt: Option<u64>,
     max_batched_tokens: Option<u64>,
+    max_num_seqs: Option<u64>,
+    ubatch: Option<u64>,
+    /// The framework the run names: its preset fills what the case leaves unsaid.
+    framework: Option<String>,
     compare: String,
     gpu: Option<String>,
     util: Option<f64>,
@@ -75,15 +83,20 @@ fn choice<T: Choice>(id: &str, field: &str, value: &Option<String>, default: T) 
 }
 
 impl Entry {
-    fn scenario(&self) -> Result<Scenario, String> {
+    /// The case under its framework's preset (`with_preset`) or the generic rules.
+    fn scenario(&self, with_preset: bool) -> Result<Scenario, String> {
         let id = &self.id;
         let method: Method = choice(id, "method", &Some(self.method.clone()), Method::Inference)?;
-        let base = if method.is_training() {
+        let mut base = if method.is_training() {
             Scenario::seed_training(method).calibrated()
         } else {
             let weights = choice(id, "weights", &self.weights, WeightPrecision::Bf16)?;
             Scenario::seed_inference(weights).calibrated()
         };
+        base.cards = self.cards.unwrap_or(base.cards);
+        if with_preset {
+            choice(id, "framework", &self.framework, Framework::Generic)?.apply(&mut base);
+        }
         let sc = Scenario {
             weights: choice(id, "weights", &self.weights, base.weights)?,
             kv: choice::<KvPrecision>(id, "kv", &self.kv, base.kv)?,
@@ -114,6 +127,8 @@ impl Entry {
             split: choice::<Split>(id, "split", &self.split, base.split)?,
             prompt: self.prompt.unwrap_or(base.prompt),
             max_batched_tokens: self.max_batched_tokens.unwrap_or(base.max_batched_tokens),
+            max_num_seqs: self.max_num_seqs.unwrap_or(base.max_num_seqs),
+            ubatch: self.ubatch.unwrap_or(base.ubatch),
             ..base
         };
         sc.validate().map_err(|e| format!("{id}: {e}"))?;
@@ -131,6 +146,8 @@ impl Entry {
             "torch-reserved" => Compare::TorchReserved,
             "total" => Compare::Total,
             "weights" => Compare::Weights,
+            "kv-cache" => Compare::Segment(SegmentKind::KvCache),
+            "activations" => Compare::Segment(SegmentKind::Activations),
             "kv-budget" => Compare::KvBudget {
                 gpu: gpu()?,
                 util: self.util.unwrap_or(0.9),
@@ -148,7 +165,9 @@ pub fn setups() -> Result<Vec<Setup>, String> {
         .into_iter()
         .map(|e| {
             Ok(Setup {
-                scenario: e.scenario()?,
+                scenario: e.scenario(true)?,
+                generic: e.scenario(false)?,
+                framework: choice(&e.id, "framework", &e.framework, Framework::Generic)?,
                 compare: e.compare()?,
                 tolerance: e.tolerance.unwrap_or(DEFAULT_TOLERANCE),
                 id: e.id,

@@ -6,7 +6,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use super::{CheckpointingArg, CliError, OnOff, choice, whole};
 use crate::engine::rank::SortBy;
 use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision, ranges};
-use crate::engine::{Convention, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
+use crate::engine::{Convention, Framework, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
@@ -19,15 +19,15 @@ pub struct PlanArgs {
     /// Weight format [default: bf16, nf4 for qlora].
     #[arg(long, value_parser = choice::<WeightPrecision>())]
     pub weights: Option<WeightPrecision>,
-    /// KV-cache format.
-    #[arg(long, value_parser = choice::<KvPrecision>(), default_value = "fp16")]
-    pub kv: KvPrecision,
+    /// KV-cache format [default: fp16].
+    #[arg(long, value_parser = choice::<KvPrecision>())]
+    pub kv: Option<KvPrecision>,
     /// Context length (inference) or sequence length (training) in tokens [default: 8192, 2048 for training].
     #[arg(long, value_parser = whole::<u64>(ranges::CONTEXT))]
     pub context: Option<u64>,
-    /// Sequences per batch.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u64>(ranges::BATCH))]
-    pub batch: u64,
+    /// Sequences per batch [default: 1; Ollama 4].
+    #[arg(long, value_parser = whole::<u64>(ranges::BATCH))]
+    pub batch: Option<u64>,
     /// Only this card (and its combos).
     #[arg(long, value_name = "ID")]
     pub gpu: Option<String>,
@@ -38,39 +38,43 @@ pub struct PlanArgs {
     /// LoRA/QLoRA adapter rank.
     #[arg(long, default_value_t = 16, value_parser = whole::<u64>(ranges::LORA_RANK))]
     pub lora_rank: u64,
-    /// Linear layers that carry adapters.
-    #[arg(long, value_parser = choice::<LoraTargets>(), default_value = "attention")]
-    pub lora_targets: LoraTargets,
-    /// Optimizer for a fine-tune (its states are a segment of the bar)
-    #[arg(long, value_parser = choice::<Optimizer>(), default_value = "adamw")]
-    pub optimizer: Optimizer,
-    /// Step the optimizer inside backward, freeing each gradient at once (torchtune).
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
-    pub optimizer_in_backward: OnOff,
-    /// mixed: fp32 master weights and fp32 optimizer states; bf16: everything 16-bit.
-    #[arg(long, value_parser = choice::<TrainingPrecision>(), default_value = "mixed")]
-    pub training_precision: TrainingPrecision,
+    /// Linear layers that carry adapters [default: attention; Unsloth all].
+    #[arg(long, value_parser = choice::<LoraTargets>())]
+    pub lora_targets: Option<LoraTargets>,
+    /// Optimizer for a fine-tune (its states are a segment of the bar) [default: adamw;
+    /// Unsloth adamw-8bit].
+    #[arg(long, value_parser = choice::<Optimizer>())]
+    pub optimizer: Option<Optimizer>,
+    /// Step the optimizer inside backward, freeing each gradient at once (torchtune) [default: off].
+    #[arg(long, value_parser = choice::<OnOff>())]
+    pub optimizer_in_backward: Option<OnOff>,
+    /// mixed: fp32 master weights and fp32 optimizer states; bf16: everything 16-bit
+    /// [default: mixed; torchtune bf16].
+    #[arg(long, value_parser = choice::<TrainingPrecision>())]
+    pub training_precision: Option<TrainingPrecision>,
     /// torch.compile: pointwise ops (norm outputs, the MLP's activation and product) are
-    /// recomputed in backward instead of saved.
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
-    pub compile: OnOff,
+    /// recomputed in backward instead of saved [default: off].
+    #[arg(long, value_parser = choice::<OnOff>())]
+    pub compile: Option<OnOff>,
     /// Move saved activations to host memory (torchtune's activation offloading): the card
-    /// keeps two layers' worth, the rest is host RAM.
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
-    pub activation_offload: OnOff,
+    /// keeps two layers' worth, the rest is host RAM [default: off; Unsloth on].
+    #[arg(long, value_parser = choice::<OnOff>())]
+    pub activation_offload: Option<OnOff>,
     /// Gradient (activation) checkpointing: on (each layer recomputed from its input), off, or
-    /// selective (torchtitan's op policy: attention and every other matmul output saved).
-    #[arg(long, value_parser = choice::<CheckpointingArg>(), default_value = "on")]
-    pub checkpointing: CheckpointingArg,
-    /// Flash / memory-efficient attention (no s² score matrix).
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "on")]
-    pub flash_attention: OnOff,
-    /// Fused or chunked cross-entropy (no full fp32 logits tensor).
-    #[arg(long, value_parser = choice::<OnOff>(), default_value = "off")]
-    pub fused_ce: OnOff,
-    /// ZeRO stage across the cards of a combo (3 = FSDP full shard).
-    #[arg(long, default_value_t = 3, value_parser = whole::<u8>(ranges::ZERO))]
-    pub zero: u8,
+    /// selective (torchtitan's op policy: attention and every other matmul output saved)
+    /// [default: on; transformers off, torchtitan selective].
+    #[arg(long, value_parser = choice::<CheckpointingArg>())]
+    pub checkpointing: Option<CheckpointingArg>,
+    /// Flash / memory-efficient attention (no s² score matrix) [default: on; llama.cpp, Ollama off].
+    #[arg(long, value_parser = choice::<OnOff>())]
+    pub flash_attention: Option<OnOff>,
+    /// Fused or chunked cross-entropy (no full fp32 logits tensor) [default: off; torchtune,
+    /// Unsloth on].
+    #[arg(long, value_parser = choice::<OnOff>())]
+    pub fused_ce: Option<OnOff>,
+    /// ZeRO stage across the cards of a combo (3 = FSDP full shard) [default: 3].
+    #[arg(long, value_parser = whole::<u8>(ranges::ZERO))]
+    pub zero: Option<u8>,
     /// Move optimizer states (or parameters too) to host memory.
     #[arg(long, value_parser = choice::<Offload>(), default_value = "none")]
     pub offload: Offload,
@@ -78,9 +82,10 @@ pub struct PlanArgs {
     /// combos of this size are judged.
     #[arg(long, value_parser = whole::<u32>(ranges::CARDS))]
     pub cards: Option<u32>,
-    /// Serving engine's share of each card's memory (vLLM gpu_memory_utilization).
-    #[arg(long, default_value_t = 0.9)]
-    pub gpu_util: f64,
+    /// Serving engine's share of each card's memory (vLLM gpu_memory_utilization, SGLang
+    /// mem_fraction_static) [default: 0.9; SGLang 0.88 on one card, less with more].
+    #[arg(long)]
+    pub gpu_util: Option<f64>,
     /// How inference combos spread the model: tensor parallel or layer split.
     #[arg(long, value_parser = choice::<Split>(), default_value = "tensor")]
     pub split: Split,
@@ -88,9 +93,22 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 1024, value_parser = whole::<u64>(ranges::PROMPT))]
     pub prompt: u64,
     /// Serving: tokens prefilled in one step (vLLM's max_num_batched_tokens, the chunk of
-    /// chunked prefill), which sets the activation peak.
-    #[arg(long, value_name = "N", default_value_t = 8192, value_parser = whole::<u64>(ranges::MAX_BATCHED_TOKENS))]
-    pub max_batched_tokens: u64,
+    /// chunked prefill), which sets the activation peak [default: 8192].
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::MAX_BATCHED_TOKENS))]
+    pub max_batched_tokens: Option<u64>,
+    /// Serving: sequences vLLM schedules per step (max_num_seqs); its profiling run samples
+    /// this many at once [default: 256].
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::MAX_NUM_SEQS))]
+    pub max_num_seqs: Option<u64>,
+    /// Serving: tokens llama.cpp computes per pass (n_ubatch); its compute buffer grows with
+    /// it [default: 512].
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::UBATCH))]
+    pub ubatch: Option<u64>,
+    /// The runtime: its preset sets the defaults above as that framework does and adds its
+    /// own overheads (llama.cpp's compute buffer, vLLM's profiling run, DeepSpeed's buckets).
+    /// Flags you give win over the preset.
+    #[arg(long, value_parser = choice::<Framework>(), default_value = "generic")]
+    pub framework: Framework,
     /// Network between nodes of 8 cards, in Gb/s (multi-node training).
     #[arg(long, default_value_t = 400.0)]
     pub network_gbps: f64,
@@ -147,37 +165,77 @@ pub struct PlanArgs {
 }
 
 impl PlanArgs {
+    /// Every knob a preset may set, where the user gave it.
+    fn override_preset(&self, sc: &mut Scenario) {
+        let set = |on: Option<OnOff>, field: &mut bool| {
+            if let Some(v) = on {
+                *field = v.is_on();
+            }
+        };
+        if let Some(v) = self.kv {
+            sc.kv = v;
+        }
+        if let Some(v) = self.context {
+            sc.context = v;
+        }
+        if let Some(v) = self.batch {
+            sc.batch = v;
+        }
+        if let Some(v) = self.lora_targets {
+            sc.lora_targets = v;
+        }
+        if let Some(v) = self.optimizer {
+            sc.optimizer = v;
+        }
+        set(self.optimizer_in_backward, &mut sc.optimizer_in_backward);
+        if let Some(v) = self.training_precision {
+            sc.training_precision = v;
+        }
+        set(self.compile, &mut sc.compile);
+        set(self.activation_offload, &mut sc.activation_offload);
+        if let Some(v) = self.checkpointing {
+            sc.checkpointing = v != CheckpointingArg::Off;
+            sc.selective_checkpointing = v == CheckpointingArg::Selective;
+        }
+        set(self.flash_attention, &mut sc.flash_attention);
+        set(self.fused_ce, &mut sc.fused_ce);
+        if let Some(v) = self.zero {
+            sc.zero = v;
+        }
+        if let Some(v) = self.gpu_util {
+            sc.gpu_util = v;
+        }
+        if let Some(v) = self.max_batched_tokens {
+            sc.max_batched_tokens = v;
+        }
+        if let Some(v) = self.max_num_seqs {
+            sc.max_num_seqs = v;
+        }
+        if let Some(v) = self.ubatch {
+            sc.ubatch = v;
+        }
+    }
+
     pub fn scenario(&self) -> Result<Scenario, CliError> {
         let training = self.method.is_training();
-        let scenario = Scenario {
+        let base = if training {
+            Scenario::seed_training(self.method)
+        } else {
+            Scenario::seed_inference(WeightPrecision::Bf16)
+        };
+        let mut scenario = Scenario {
             method: self.method,
             weights: self.weights.unwrap_or_else(|| self.method.default_weights()),
-            kv: self.kv,
-            context: self.context.unwrap_or(if training { 2048 } else { 8192 }),
-            batch: self.batch,
             convention: self.convention,
             lora_rank: self.lora_rank,
             tight_rule: match self.margin {
                 Some(m) => TightRule::Margin(m),
                 None => TightRule::Seed,
             },
-            optimizer: self.optimizer,
-            optimizer_in_backward: self.optimizer_in_backward.is_on(),
-            training_precision: self.training_precision,
-            checkpointing: self.checkpointing != CheckpointingArg::Off,
-            selective_checkpointing: self.checkpointing == CheckpointingArg::Selective,
-            activation_offload: self.activation_offload.is_on(),
-            compile: self.compile.is_on(),
-            flash_attention: self.flash_attention.is_on(),
-            fused_ce: self.fused_ce.is_on(),
-            lora_targets: self.lora_targets,
-            zero: self.zero,
             offload: self.offload,
             cards: self.cards.unwrap_or(1),
-            gpu_util: self.gpu_util,
             split: self.split,
             prompt: self.prompt,
-            max_batched_tokens: self.max_batched_tokens,
             network_gbps: self.network_gbps,
             rent: Rent::new(
                 self.hours,
@@ -190,7 +248,11 @@ impl PlanArgs {
                 self.epochs,
                 self.utilization,
             ),
+            ..base
         };
+        // The framework's preset first; the flags the user gave win over it.
+        self.framework.apply(&mut scenario);
+        self.override_preset(&mut scenario);
         scenario.validate().map_err(CliError)?;
         Ok(scenario)
     }

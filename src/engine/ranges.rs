@@ -135,6 +135,20 @@ pub const MAX_BATCHED_TOKENS: Range = Range {
     hi: MAX_CONTEXT as f64,
     unit: "tokens",
 };
+/// llama.cpp's physical batch: 1 to 65,536 tokens.
+pub const UBATCH: Range = Range {
+    flag: "ubatch",
+    lo: 1.0,
+    hi: 65_536.0,
+    unit: "tokens",
+};
+/// vLLM's scheduler cap on sequences per step: 1 to 65,536.
+pub const MAX_NUM_SEQS: Range = Range {
+    flag: "max-num-seqs",
+    lo: 1.0,
+    hi: 65_536.0,
+    unit: "sequences",
+};
 pub const PROMPT: Range = Range {
     flag: "prompt",
     lo: 1.0,

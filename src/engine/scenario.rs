@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::choice::Choice;
+pub use super::framework::Framework;
 use super::gpu::{CURRENCIES, HOURS_PER_MONTH, OfferFilter, Rates};
 use super::precision::{KvPrecision, WeightPrecision};
 
@@ -355,6 +356,14 @@ pub struct Scenario {
     /// Tokens a serving engine prefills in one step (vLLM's `max_num_batched_tokens`, the
     /// chunk of chunked prefill): the activation peak of serving.
     pub max_batched_tokens: u64,
+    /// Sequences vLLM's scheduler admits per step (`max_num_seqs`): its profiling run samples
+    /// this many at once.
+    pub max_num_seqs: u64,
+    /// Tokens llama.cpp computes in one pass (`n_ubatch`): its compute buffer grows with it.
+    pub ubatch: u64,
+    /// The runtime the plan is for: its preset set the knobs' defaults and it adds its own
+    /// named overheads.
+    pub framework: Framework,
     /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
     pub network_gbps: f64,
     pub rent: Rent,
@@ -391,6 +400,9 @@ impl Scenario {
             split: Split::Tensor,
             prompt: 1024,
             max_batched_tokens: super::calibrated::PREFILL_CHUNK_TOKENS,
+            max_num_seqs: 256,
+            ubatch: 512,
+            framework: Framework::Generic,
             network_gbps: 400.0,
             rent: Rent::default(),
         }
@@ -451,6 +463,27 @@ impl Scenario {
         }
         PROMPT.check(self.prompt as f64)?;
         ranges::MAX_BATCHED_TOKENS.check(self.max_batched_tokens as f64)?;
+        ranges::MAX_NUM_SEQS.check(self.max_num_seqs as f64)?;
+        ranges::UBATCH.check(self.ubatch as f64)?;
+        if !self.framework.supports(self.method) {
+            return Err(KnobError {
+                flag: "framework",
+                message: format!(
+                    "{} {}; pick one of {} for {}",
+                    self.framework.label(),
+                    if self.method.is_training() {
+                        "serves models and does not fine-tune them"
+                    } else {
+                        "is for fine-tuning, not serving"
+                    },
+                    Framework::for_method(self.method)
+                        .map(|f| f.id())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    self.method.label()
+                ),
+            });
+        }
         NETWORK_GBPS.check(self.network_gbps)?;
         GPU_UTIL.check(self.gpu_util)?;
         self.check_combination().map_err(|message| KnobError {
@@ -469,6 +502,8 @@ impl Scenario {
         self.cards = whole(CARDS, u64::from(self.cards)) as u32;
         self.prompt = whole(PROMPT, self.prompt);
         self.max_batched_tokens = whole(ranges::MAX_BATCHED_TOKENS, self.max_batched_tokens);
+        self.max_num_seqs = whole(ranges::MAX_NUM_SEQS, self.max_num_seqs);
+        self.ubatch = whole(ranges::UBATCH, self.ubatch);
         self.gpu_util = GPU_UTIL.clamp(self.gpu_util);
         self.network_gbps = NETWORK_GBPS.clamp(self.network_gbps);
         let r = &mut self.rent;

@@ -94,6 +94,22 @@ pub struct ScenarioJson {
     pub gpu_util: f64,
     /// Tokens prefilled in one serving step (the activation peak's chunk).
     pub max_batched_tokens: u64,
+    /// vLLM's sequences per step (its profiling run samples this many).
+    pub max_num_seqs: u64,
+    /// llama.cpp's physical batch (its compute buffer grows with it).
+    pub ubatch: u64,
+    /// The runtime whose preset and overheads the plan uses.
+    pub framework: &'static str,
+    /// The values that framework sets by default, with where it sets them.
+    pub framework_preset: Vec<PresetJson>,
+}
+
+#[derive(Serialize)]
+pub struct PresetJson {
+    /// The flag that changes it.
+    pub flag: &'static str,
+    pub value: String,
+    pub source: &'static str,
 }
 
 #[derive(Serialize)]
@@ -263,6 +279,19 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             cards: scenario.cards,
             gpu_util: scenario.gpu_util,
             max_batched_tokens: scenario.max_batched_tokens,
+            max_num_seqs: scenario.max_num_seqs,
+            ubatch: scenario.ubatch,
+            framework: scenario.framework.id(),
+            framework_preset: scenario
+                .framework
+                .presets(scenario.method)
+                .into_iter()
+                .map(|p| PresetJson {
+                    flag: p.setting.flag(),
+                    value: p.setting.value(),
+                    source: p.source,
+                })
+                .collect(),
         },
         total_bytes: plan.total_bytes().round() as u64,
         host_bytes: plan.breakdown.host_bytes.round() as u64,

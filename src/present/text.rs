@@ -88,6 +88,23 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
             convention = i18n::word("convention", scenario.convention.id())
         )
     );
+    if scenario.framework != crate::engine::Framework::Generic {
+        let values: Vec<String> = scenario
+            .framework
+            .presets(scenario.method)
+            .iter()
+            .map(|p| format!("--{} {}", p.setting.flag(), p.setting.value()))
+            .collect();
+        let _ = writeln!(
+            *s,
+            "{}",
+            tr!(
+                "plan.framework",
+                framework = scenario.framework.label(),
+                values = values.join(" · ")
+            )
+        );
+    }
     let _ = writeln!(*s);
     for seg in &plan.breakdown.segments {
         let _ = writeln!(

@@ -2,7 +2,7 @@
 //! value text, and how one step turns them (inside the ranges the CLI and plan files use).
 
 use crate::engine::rank::SortBy;
-use crate::engine::{Choice, Method, Scenario, TightRule};
+use crate::engine::{Choice, Framework, Method, Scenario, TightRule};
 
 /// Context lengths a slider steps through: powers of two and the common marketed sizes.
 pub const CONTEXT_STEPS: &[u64] = &[
@@ -10,6 +10,8 @@ pub const CONTEXT_STEPS: &[u64] = &[
 ];
 /// Prefill chunks: vLLM's defaults over its versions (2,048, 8,192, 16,384) and around them.
 pub const PREFILL_STEPS: &[u64] = &[512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
+/// llama.cpp's physical batch: its default 512 and the values people set.
+pub const UBATCH_STEPS: &[u64] = &[64, 128, 256, 512, 1024, 2048, 4096];
 pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
 pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
@@ -33,6 +35,7 @@ pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Knob {
     Method,
+    Framework,
     Weights,
     Kv,
     Context,
@@ -53,6 +56,8 @@ pub enum Knob {
     Split,
     Prompt,
     MaxBatchedTokens,
+    MaxNumSeqs,
+    Ubatch,
     GpuUtil,
     Convention,
     Tight,
@@ -73,12 +78,15 @@ impl Knob {
             M::Inference => {
                 vec![
                     Method,
+                    Framework,
                     Weights,
                     Kv,
                     Context,
                     Batch,
                     Prompt,
                     MaxBatchedTokens,
+                    MaxNumSeqs,
+                    Ubatch,
                     FlashAttention,
                     Cards,
                     Split,
@@ -103,7 +111,7 @@ impl Knob {
                     &[]
                 };
                 [
-                    &[Method, Weights, Context, Batch][..],
+                    &[Method, Framework, Weights, Context, Batch][..],
                     adapter,
                     &[
                         Optimizer,
@@ -136,6 +144,21 @@ impl Knob {
         }
     }
 
+    /// The rows shown for a scenario: its method's, less the serving engines' own rows when
+    /// another engine is chosen (n_ubatch is llama.cpp's, max_num_seqs vLLM's).
+    pub fn for_scenario(sc: &Scenario) -> Vec<Knob> {
+        Self::for_method(sc.method)
+            .into_iter()
+            .filter(|k| match k {
+                Knob::Ubatch => sc.framework.is_ggml(),
+                Knob::MaxNumSeqs => sc.framework == Framework::Vllm,
+                // llama.cpp has no prefill chunk of its own: n_ubatch is its step.
+                Knob::MaxBatchedTokens => !sc.framework.is_ggml(),
+                _ => true,
+            })
+            .collect()
+    }
+
     /// The row's name in the current language (`knob.<id>` in the message files).
     pub fn label(self, method: Method) -> String {
         if self == Knob::Context && method.is_training() {
@@ -148,6 +171,7 @@ impl Knob {
     pub fn id(self) -> &'static str {
         match self {
             Knob::Method => "method",
+            Knob::Framework => "framework",
             Knob::Weights => "weights",
             Knob::Kv => "kv",
             Knob::Context => "context",
@@ -168,6 +192,8 @@ impl Knob {
             Knob::Split => "split",
             Knob::Prompt => "prompt",
             Knob::MaxBatchedTokens => "max_batched_tokens",
+            Knob::MaxNumSeqs => "max_num_seqs",
+            Knob::Ubatch => "ubatch",
             Knob::GpuUtil => "gpu_util",
             Knob::Convention => "convention",
             Knob::Tight => "tight",
@@ -199,6 +225,9 @@ impl Knob {
                 | Knob::Offload
                 | Knob::GpuUtil
                 | Knob::MaxBatchedTokens
+                | Knob::MaxNumSeqs
+                | Knob::Ubatch
+                | Knob::Framework
         )
     }
 
@@ -209,6 +238,7 @@ impl Knob {
         let on = |b: bool| if b { tr!("tui.on") } else { tr!("tui.off") };
         match self {
             Knob::Method => label("method", sc.method.id(), sc.method.label()),
+            Knob::Framework => label("framework", sc.framework.id(), sc.framework.label()),
             Knob::Weights => sc.weights.label().into(),
             Knob::Kv => sc.kv.label().into(),
             Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
@@ -247,6 +277,8 @@ impl Knob {
                 "tui.max_batched_tokens",
                 n = crate::engine::units::group_thousands(sc.max_batched_tokens as i64)
             ),
+            Knob::MaxNumSeqs => sc.max_num_seqs.to_string(),
+            Knob::Ubatch => crate::engine::units::group_thousands(sc.ubatch as i64),
             Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
             Knob::Convention => label("convention", sc.convention.id(), sc.convention.label()),
             Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
@@ -278,6 +310,7 @@ impl Knob {
     pub fn turn(self, sc: &mut Scenario, sort_by: &mut SortBy, up: bool) {
         match self {
             Knob::Method => next_method(sc, up),
+            Knob::Framework => next_framework(sc, up),
             Knob::Weights => next_weights(sc, up),
             Knob::Kv => sc.kv = cycle(sc.kv, up),
             Knob::Context => sc.context = step(CONTEXT_STEPS, sc.context, up),
@@ -307,6 +340,8 @@ impl Knob {
             Knob::Split => sc.split = cycle(sc.split, up),
             Knob::Prompt => sc.prompt = step(CONTEXT_STEPS, sc.prompt, up),
             Knob::MaxBatchedTokens => sc.max_batched_tokens = step(PREFILL_STEPS, sc.max_batched_tokens, up),
+            Knob::MaxNumSeqs => sc.max_num_seqs = step(BATCH_STEPS, sc.max_num_seqs, up),
+            Knob::Ubatch => sc.ubatch = step(UBATCH_STEPS, sc.ubatch, up),
             Knob::GpuUtil => {
                 let pos = GPU_UTIL_STEPS
                     .iter()
@@ -366,6 +401,10 @@ fn cycle<T: Choice>(v: T, up: bool) -> T {
 fn next_method(sc: &mut Scenario, up: bool) {
     let before = sc.method;
     sc.method = cycle(sc.method, up);
+    // A serving engine does not fine-tune (nor a trainer serve): back to the generic rules.
+    if !sc.framework.supports(sc.method) {
+        sc.framework = Framework::Generic;
+    }
     if sc.validate().is_err() {
         sc.weights = sc.method.default_weights();
     }
@@ -373,6 +412,15 @@ fn next_method(sc: &mut Scenario, up: bool) {
     if before.is_training() != sc.method.is_training() {
         sc.context = if sc.method.is_training() { 2048 } else { 8192 };
     }
+}
+
+/// The next framework that runs the plan's method; its preset sets the knobs it covers
+/// (every one stays changeable after).
+fn next_framework(sc: &mut Scenario, up: bool) {
+    let all: Vec<Framework> = Framework::for_method(sc.method).collect();
+    let pos = all.iter().position(|f| *f == sc.framework).unwrap_or(0);
+    let n = all.len();
+    all[if up { (pos + 1) % n } else { (pos + n - 1) % n }].apply(sc);
 }
 
 /// The next weight format among those valid for the method.

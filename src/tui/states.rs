@@ -79,6 +79,26 @@ fn explain_card(a: &mut App) {
     a.update(Action::Explain);
 }
 
+/// Llama 3.1 8B in Q4_K_M under llama.cpp's preset on one RTX 4090, the Framework row in
+/// focus: n_ctx 4096, n_ubatch 512, f16 cache, no flash attention, the compute buffer.
+fn llama_cpp_8b(a: &mut App) {
+    a.select_model("llama-3.1-8b");
+    let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
+    sc.rent.display_currency = a.scenario.rent.display_currency.clone();
+    crate::engine::Framework::LlamaCpp.apply(&mut sc);
+    a.set_scenario(sc);
+    pin(a, "rtx-4090", 1);
+    a.focus = Pane::Workload;
+    a.knob = knob(a, crate::tui::knobs::Knob::Framework);
+}
+
+/// The same, explain open on the memory bar: the activations are llama.cpp's compute buffer.
+fn explain_llama_cpp(a: &mut App) {
+    llama_cpp_8b(a);
+    a.focus = Pane::Bar;
+    a.update(Action::Explain);
+}
+
 /// 70B FP8 on one H100 PCIe, the to-fit list open.
 fn to_fit(a: &mut App) {
     seventy_fp8(a);
@@ -86,6 +106,24 @@ fn to_fit(a: &mut App) {
 }
 
 pub const STATES: &[State] = &[
+    State {
+        name: "framework-80x24",
+        about: "the Framework row on llama.cpp: its preset's n_ctx, n_ubatch, f16 cache and no flash attention",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::En,
+        setup: llama_cpp_8b,
+    },
+    State {
+        name: "explain-framework-160x48",
+        about: "explain under llama.cpp: the activations are its compute buffer, with the rule that sizes it",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::En,
+        setup: explain_llama_cpp,
+    },
     State {
         name: "inference-80x24",
         about: "Llama 3.1 70B BF16 inference at 8k: the start screen",

@@ -3,6 +3,7 @@
 
 use super::ACT;
 use crate::engine::breakdown::{Part, Segment, SegmentKind};
+use crate::engine::framework::Framework;
 use crate::engine::model::{Architecture, MlpKind, Model};
 use crate::engine::scenario::{LoraTargets, Method, Scenario, Split};
 use crate::engine::units::{format_gb, group_thousands};
@@ -182,36 +183,54 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
     )
 }
 
-/// Serving: the working set of prefilling one chunk, plus last-token logits in fp32.
+/// Serving: the working set of the runtime's largest step, plus the logits it samples.
 pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
-    let a = &model.arch;
-    let chunk = (sc.context * sc.batch).min(sc.max_batched_tokens) as f64;
+    match sc.framework {
+        Framework::LlamaCpp | Framework::Ollama => llama_cpp_compute_buffer(model, sc),
+        Framework::Vllm => vllm_profile_peak(model, sc),
+        _ => prefill_chunk(model, sc),
+    }
+}
+
+/// Bytes per token of one layer's prefill working set: the residual and normed hidden
+/// states, q/k/v and the attention output, the MLP's fused gate-up output and its
+/// activation. Tensor parallel divides all but the hidden states over `cards`.
+fn prefill_bytes_per_token(a: &Architecture, cards: f64) -> f64 {
     let h = a.hidden as f64;
     let i = match &a.moe {
         None => a.intermediate as f64,
         Some(m) => (m.active + m.shared) as f64 * m.expert_intermediate as f64,
     };
-    // Residual and normed hidden states, q/k/v and the attention output, the MLP's fused
-    // gate-up output and its activation.
-    let per_token = ACT * (2.0 * h + a.q_width() as f64 * 2.0 + 2.0 * a.kv_width() as f64 + 3.0 * i);
-    let logits = sc.batch as f64 * a.vocab as f64 * 4.0;
+    ACT * (2.0 * h + (a.q_width() as f64 * 2.0 + 2.0 * a.kv_width() as f64 + 3.0 * i) / cards)
+}
+
+fn tensor_cards(sc: &Scenario) -> f64 {
     // Tensor parallel divides the working set over the cards; a layer split runs whole
     // layers on each card in turn.
-    let cards = if sc.split == Split::Tensor {
+    if sc.split == Split::Tensor {
         f64::from(sc.cards.max(1))
     } else {
         1.0
-    };
+    }
+}
+
+/// The generic serving rule: one prefill chunk and last-token logits in fp32.
+fn prefill_chunk(model: &Model, sc: &Scenario) -> Segment {
+    let a = &model.arch;
+    let chunk = (sc.context * sc.batch).min(sc.max_batched_tokens) as f64;
+    let cards = tensor_cards(sc);
+    let per_token = prefill_bytes_per_token(a, cards);
+    let logits = sc.batch as f64 * a.vocab as f64 * 4.0;
     // Eager attention materializes one layer's scores for the chunk against the whole
     // context: 5·a bytes per pair (Korthikanti's term); flash attention never does.
     // Each query of the chunk attends to at most `context` keys (its own sequence).
     let scores = if sc.flash_attention {
         0.0
     } else {
-        5.0 * a.heads as f64 * chunk * sc.context as f64
+        5.0 * a.heads as f64 * chunk * sc.context as f64 / cards
     };
-    let prefill = chunk * per_token / cards;
-    let bytes = prefill + scores / cards + logits;
+    let prefill = chunk * per_token;
+    let bytes = prefill + scores + logits;
     Segment::from_parts(
         SegmentKind::Activations,
         vec![
@@ -221,7 +240,7 @@ pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
             },
             Part {
                 name: "attention_scores",
-                bytes: scores / cards,
+                bytes: scores,
             },
             Part {
                 name: "logits",
@@ -233,17 +252,94 @@ pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
             chunk,
             per_token.round(),
             if cards > 1.0 {
-                format!(" ÷ {cards} cards")
+                format!(" (split widths ÷ {cards} cards)")
             } else {
                 String::new()
             },
             if scores > 0.0 {
-                format!(" + eager scores 5·a·chunk·s = {}", format_gb(scores / cards))
+                format!(" + eager scores 5·a·chunk·s = {}", format_gb(scores))
             } else {
                 String::new()
             },
             sc.batch,
             format_gb(bytes)
+        ),
+    )
+}
+
+/// vLLM sizes its KV cache after a profiling run: a forward pass over
+/// `max_num_batched_tokens` tokens and a sampler step over `max_num_seqs` sequences, whose
+/// peak it keeps free. The sampler holds the logits, their softmax and their log-softmax in
+/// fp32 (vllm/model_executor/layers/sampler.py), each `max_num_seqs × vocab × 4` bytes.
+fn vllm_profile_peak(model: &Model, sc: &Scenario) -> Segment {
+    let a = &model.arch;
+    let chunk = sc.max_batched_tokens as f64;
+    let per_token = prefill_bytes_per_token(a, tensor_cards(sc));
+    let prefill = chunk * per_token;
+    let sampler = 3.0 * sc.max_num_seqs as f64 * a.vocab as f64 * 4.0;
+    Segment::from_parts(
+        SegmentKind::Activations,
+        vec![
+            Part {
+                name: "vllm_profile_forward",
+                bytes: prefill,
+            },
+            Part {
+                name: "vllm_sampler",
+                bytes: sampler,
+            },
+        ],
+        format!(
+            "vLLM profiling run: forward over max_num_batched_tokens {} × {} B/token = {} + sampler logits, probs and logprobs 3 × max_num_seqs {} × V × 4 B = {} (vLLM keeps this peak free before sizing the KV cache)",
+            group_thousands(chunk as i64),
+            per_token.round(),
+            format_gb(prefill),
+            sc.max_num_seqs,
+            format_gb(sampler),
+        ),
+    )
+}
+
+/// llama.cpp's compute buffer: ggml reserves one graph for an `n_ubatch` pass and reuses
+/// its memory from layer to layer, so the buffer is the larger of two peaks
+/// (llama.cpp's graph reserve, `ggml-alloc`):
+/// - attention without flash attention: the f32 scores of one layer, n_kv × n_ubatch ×
+///   heads × 4 B, their f32 mask n_kv × n_ubatch × 4 B, and four f32 hidden-width rows per
+///   token (the residual stream, the normed input, q and the attention output);
+/// - the output: f32 logits n_ubatch × vocab × 4 B beside the normed hidden states.
+///
+/// n_kv is every cell of the cache (context × parallel sequences).
+fn llama_cpp_compute_buffer(model: &Model, sc: &Scenario) -> Segment {
+    let a = &model.arch;
+    let cells = (sc.context * sc.batch) as f64;
+    let u = sc.ubatch.min(sc.context * sc.batch) as f64;
+    let h = a.hidden as f64;
+    let rows = 4.0 * h * 4.0 * u;
+    let attention = if sc.flash_attention {
+        // Flash attention never materializes the scores; its f16 mask remains.
+        cells * u * 2.0 + rows
+    } else {
+        u * cells * a.heads as f64 * 4.0 + u * cells * 4.0 + rows
+    };
+    let output = u * (a.vocab as f64 + h) * 4.0;
+    let bytes = attention.max(output);
+    Segment::from_parts(
+        SegmentKind::Activations,
+        vec![Part {
+            name: "compute_buffer",
+            bytes,
+        }],
+        format!(
+            "llama.cpp compute buffer (ggml graph reserve for n_ubatch {} over {} cells): the larger of attention {} ({}) and output logits n_ubatch × (V + h) × 4 B = {}",
+            u,
+            group_thousands(cells as i64),
+            format_gb(attention),
+            if sc.flash_attention {
+                "flash attention: f16 mask + 4 f32 rows of h"
+            } else {
+                "f32 scores n_kv × n_ubatch × heads × 4 B + f32 mask + 4 f32 rows of h"
+            },
+            format_gb(output)
         ),
     )
 }

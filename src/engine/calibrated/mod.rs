@@ -21,6 +21,7 @@ pub use training::{adapter_params, optimizer_state_bytes};
 
 use super::breakdown::{Breakdown, Part, Segment, SegmentKind};
 use super::choice::Choice;
+use super::framework::Framework;
 use super::kv::{kv_cache_bytes, kv_formula};
 use super::model::{Architecture, Model};
 use super::precision::WeightPrecision;
@@ -99,7 +100,14 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     let kv = Segment::new(SegmentKind::KvCache, kv_bytes, kv_text);
     let activations = inference_activations(model, sc);
     let dequant = dequant_buffer(a, sc.weights);
-    let overhead = overhead(activations.bytes + kv_bytes, dequant, 0.0);
+    // llama.cpp allocates its buffers once and vLLM measures its peak: neither leaves the
+    // caching allocator's slack on top.
+    let slack = if sc.framework.is_ggml() || sc.framework == Framework::Vllm {
+        0.0
+    } else {
+        activations.bytes + kv_bytes
+    };
+    let overhead = overhead(slack, dequant, 0.0, 0.0);
     let (read, read_text) = decode_read_bytes(model, sc, q, u);
     let kv_read = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
     Breakdown {
@@ -108,10 +116,14 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
         decode_formula: Some(read_text),
         decode_kv_bytes_per_sequence: kv_read,
         host_bytes: 0.0,
-        notes: vec![format!(
-            "a serving engine takes {:.0} % of each card (gpu_memory_utilization) and fills what is left with KV cache",
-            sc.gpu_util * 100.0
-        )],
+        notes: vec![if sc.framework.is_ggml() {
+            "llama.cpp allocates the KV cache for every cell of its context up front, beside one compute buffer".to_string()
+        } else {
+            format!(
+                "a serving engine takes {:.0} % of each card (gpu_memory_utilization) and fills what is left with KV cache",
+                sc.gpu_util * 100.0
+            )
+        }],
     }
 }
 
@@ -185,7 +197,29 @@ fn dequant_buffer(a: &Architecture, w: WeightPrecision) -> f64 {
     }
 }
 
-fn overhead(dynamic: f64, dequant: f64, gathered: f64) -> Segment {
+/// DeepSpeed's communication buckets on every card: ZeRO-1/2 reduce and all-gather
+/// gradients through two buckets of `reduce_bucket_size` elements; ZeRO-3 reduces through
+/// one and prefetches parameters through `stage3_prefetch_bucket_size` elements. A bucket
+/// never holds more than the model has to send (trainable gradients, 16-bit; parameters at
+/// their stored width).
+pub fn deepspeed_buckets(model: &Model, sc: &Scenario, trainable: f64) -> f64 {
+    use super::framework::{DS_PREFETCH_BUCKET, DS_REDUCE_BUCKET};
+    if sc.framework != Framework::Deepspeed || !sc.method.is_training() {
+        return 0.0;
+    }
+    let gradients = (DS_REDUCE_BUCKET as f64).min(trainable) * 2.0;
+    let total = model.params().total as f64;
+    let (q, u) = weight_bytes(model, sc.weights);
+    let per_param = (q + u) / total.max(1.0);
+    let prefetch = (DS_PREFETCH_BUCKET as f64).min(total) * per_param;
+    if sc.zero >= 3 {
+        gradients + prefetch
+    } else {
+        2.0 * gradients
+    }
+}
+
+fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment {
     let fragmentation = FRAGMENTATION * dynamic;
     let mut parts = vec![
         Part {
@@ -209,10 +243,23 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64) -> Segment {
             bytes: gathered,
         });
     }
+    if buckets > 0.0 {
+        parts.push(Part {
+            name: "deepspeed_buckets",
+            bytes: buckets,
+        });
+    }
+    let slack = if dynamic > 0.0 {
+        format!(
+            " + allocator slack 5 % of dynamic memory {}",
+            format_gb(fragmentation)
+        )
+    } else {
+        " (no allocator slack: the runtime sizes its buffers itself)".to_string()
+    };
     let formula = format!(
-        "CUDA context + workspaces {} + allocator slack 5 % of dynamic memory {}{}{}",
+        "CUDA context + workspaces {}{slack}{}{}{}",
         format_gb(CUDA_CONTEXT_BYTES),
-        format_gb(fragmentation),
         if dequant > 0.0 {
             format!(
                 " + dequantization buffer (largest linear in 16-bit) {}",
@@ -223,6 +270,14 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64) -> Segment {
         },
         if gathered > 0.0 {
             format!(" + ZeRO-3 gathered layers (2 in flight) {}", format_gb(gathered))
+        } else {
+            String::new()
+        },
+        if buckets > 0.0 {
+            format!(
+                " + DeepSpeed buckets (reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7 elements; deepspeed/runtime/zero/config.py) {}",
+                format_gb(buckets)
+            )
         } else {
             String::new()
         },

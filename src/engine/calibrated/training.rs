@@ -222,7 +222,8 @@ pub fn breakdown(model: &Model, sc: &Scenario) -> Breakdown {
     } else {
         0.0
     };
-    segments.push(overhead(dynamic, dequant, gathered));
+    let buckets = super::deepspeed_buckets(model, sc, trainable);
+    segments.push(overhead(dynamic, dequant, gathered, buckets));
     let mut notes: Vec<String> = paged_note.into_iter().collect();
     if l.mixed && sc.method != Method::Full {
         notes.push("adapters train in fp32 under mixed precision (PEFT's default upcast)".into());

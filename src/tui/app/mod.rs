@@ -265,7 +265,7 @@ impl App {
 
     /// The knob rows shown for the current method.
     pub fn knobs(&self) -> Vec<Knob> {
-        Knob::for_method(self.scenario.method)
+        Knob::for_scenario(&self.scenario)
     }
 
     fn recompute(&mut self) {

@@ -67,6 +67,19 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
         ),
         t.text.add_modifier(Modifier::BOLD),
     ));
+    // Where a framework's preset set the knobs, each value with where that framework sets it.
+    if sc.framework != crate::engine::Framework::Generic {
+        lines.push(Line::styled(
+            tr!("tui.explain_preset", framework = sc.framework.label()),
+            t.text,
+        ));
+        for p in sc.framework.presets(sc.method) {
+            lines.push(Line::styled(
+                format!("   --{} {} · {}", p.setting.flag(), p.setting.value(), p.source),
+                t.dim,
+            ));
+        }
+    }
     let other = app.scenario.convention.next();
     let shown = app.target_breakdown();
     let cards = app.target().map_or(1, |o| o.count);
