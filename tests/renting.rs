@@ -450,6 +450,9 @@ fn save_then_load_gives_the_same_plan() {
     sc.rent.train_tokens = Some(1_000_000_000);
     sc.rent.display_currency = "CNY".into();
     sc.tight_rule = vramfit::engine::TightRule::Margin(0.3);
+    // A framework's preset, then one of its values changed by hand: both come back.
+    vramfit::engine::Framework::Torchtune.apply(&mut sc);
+    sc.compile = true;
     let file = PlanFile::new(
         "llama-3.1-8b",
         &sc,
