@@ -75,7 +75,12 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
         ));
         for p in sc.framework.presets(sc.method) {
             lines.push(Line::styled(
-                format!("   --{} {} · {}", p.setting.flag(), p.setting.value(), p.source),
+                format!(
+                    "   --{} {} · {}",
+                    p.setting.flag(),
+                    p.setting.value(),
+                    formula(p.source)
+                ),
                 t.dim,
             ));
         }
