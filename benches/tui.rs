@@ -27,6 +27,14 @@ impl Write for Counter {
     }
 }
 
+/// The Context row (rows shift as knobs are added).
+fn context_row(app: &vramfit::tui::app::App) -> usize {
+    app.knobs()
+        .iter()
+        .position(|k| *k == vramfit::tui::knobs::Knob::Context)
+        .expect("a Context row")
+}
+
 fn bytes_per_slider_step(width: u16, height: u16) -> usize {
     let counter = Counter::default();
     let backend = CrosstermBackend::new(counter.clone());
@@ -36,7 +44,7 @@ fn bytes_per_slider_step(width: u16, height: u16) -> usize {
     let mut terminal = Terminal::with_options(backend, options).unwrap();
     let mut app = fresh_app("default");
     app.focus = Pane::Workload;
-    app.knob = 3; // context
+    app.knob = context_row(&app);
     terminal.draw(|f| ui::view(f, &mut app)).unwrap();
     let before = *counter.0.lock().unwrap();
     app.update(Action::Right);
@@ -55,7 +63,7 @@ fn bench_tui(c: &mut Criterion) {
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let mut app = fresh_app("default");
     app.focus = Pane::Workload;
-    app.knob = 3;
+    app.knob = context_row(&app);
     let mut up = true;
     c.bench_function("key press -> recompute -> render 160x48", |b| {
         b.iter(|| {

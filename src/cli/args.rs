@@ -86,9 +86,10 @@ pub struct PlanArgs {
     /// mem_fraction_static) [default: 0.9; SGLang 0.88 on one card, less with more].
     #[arg(long)]
     pub gpu_util: Option<f64>,
-    /// How inference combos spread the model: tensor parallel or layer split.
-    #[arg(long, value_parser = choice::<Split>(), default_value = "tensor")]
-    pub split: Split,
+    /// How inference combos spread the model: tensor parallel or layer split [default: tensor;
+    /// llama.cpp, Ollama layer].
+    #[arg(long, value_parser = choice::<Split>())]
+    pub split: Option<Split>,
     /// Prompt tokens per request, for the time to first token.
     #[arg(long, default_value_t = 1024, value_parser = whole::<u64>(ranges::PROMPT))]
     pub prompt: u64,
@@ -214,6 +215,9 @@ impl PlanArgs {
         if let Some(v) = self.ubatch {
             sc.ubatch = v;
         }
+        if let Some(v) = self.split {
+            sc.split = v;
+        }
     }
 
     pub fn scenario(&self) -> Result<Scenario, CliError> {
@@ -234,7 +238,6 @@ impl PlanArgs {
             },
             offload: self.offload,
             cards: self.cards.unwrap_or(1),
-            split: self.split,
             prompt: self.prompt,
             network_gbps: self.network_gbps,
             rent: Rent::new(

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::choice::Choice;
 use super::precision::KvPrecision;
-use super::scenario::{LoraTargets, Method, Optimizer, Scenario, TrainingPrecision};
+use super::scenario::{LoraTargets, Method, Optimizer, Scenario, Split, TrainingPrecision};
 
 /// The runtime a plan is drawn for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
@@ -298,6 +298,10 @@ impl Framework {
                     FlashAttention(false),
                     "llama_context_default_params: flash_attn = false",
                 ),
+                p(
+                    Split(super::scenario::Split::Layer),
+                    "common.h: split_mode = LLAMA_SPLIT_MODE_LAYER",
+                ),
             ],
             Self::Ollama => vec![
                 p(
@@ -312,6 +316,10 @@ impl Framework {
                 p(Ubatch(512), "api/types.go DefaultOptions: NumBatch = 512"),
                 p(Kv(KvPrecision::Fp16), "OLLAMA_KV_CACHE_TYPE: f16"),
                 p(FlashAttention(false), "OLLAMA_FLASH_ATTENTION: off"),
+                p(
+                    Split(super::scenario::Split::Layer),
+                    "the llama.cpp runner splits whole layers over the cards",
+                ),
             ],
         }
     }
@@ -362,6 +370,7 @@ pub enum Setting {
     FlashAttention(bool),
     OptimizerInBackward(bool),
     LoraTargets(LoraTargets),
+    Split(Split),
     Zero(u8),
     GpuUtil(f64),
     Kv(KvPrecision),
@@ -402,6 +411,7 @@ impl Setting {
             Self::FlashAttention(b) => sc.flash_attention = b,
             Self::OptimizerInBackward(b) => sc.optimizer_in_backward = b,
             Self::LoraTargets(t) => sc.lora_targets = t,
+            Self::Split(x) => sc.split = x,
             Self::Zero(z) => sc.zero = z,
             Self::GpuUtil(u) => sc.gpu_util = u,
             Self::Kv(k) => sc.kv = k,
@@ -426,6 +436,7 @@ impl Setting {
             Self::FlashAttention(_) => "flash-attention",
             Self::OptimizerInBackward(_) => "optimizer-in-backward",
             Self::LoraTargets(_) => "lora-targets",
+            Self::Split(_) => "split",
             Self::Zero(_) => "zero",
             Self::GpuUtil(_) => "gpu-util",
             Self::Kv(_) => "kv",
@@ -453,6 +464,7 @@ impl Setting {
             | Self::FlashAttention(b)
             | Self::OptimizerInBackward(b) => on_off(b),
             Self::LoraTargets(t) => t.id().into(),
+            Self::Split(x) => x.id().into(),
             Self::Zero(z) => z.to_string(),
             Self::GpuUtil(u) => format!("{u}"),
             Self::Kv(k) => k.id().into(),
