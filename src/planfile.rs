@@ -51,6 +51,10 @@ pub struct PlanFile {
     pub max_num_seqs: u64,
     #[serde(default = "default_ubatch")]
     pub ubatch: u64,
+    #[serde(default = "default_reduce_bucket")]
+    pub reduce_bucket_size: u64,
+    #[serde(default = "default_prefetch_bucket")]
+    pub prefetch_bucket_size: u64,
     /// Absent in plans saved before presets existed: the generic rules.
     #[serde(default = "default_framework")]
     pub framework: String,
@@ -105,6 +109,8 @@ impl PlanFile {
             max_batched_tokens: sc.max_batched_tokens,
             max_num_seqs: sc.max_num_seqs,
             ubatch: sc.ubatch,
+            reduce_bucket_size: sc.reduce_bucket,
+            prefetch_bucket_size: sc.prefetch_bucket,
             framework: sc.framework.id().into(),
             network_gbps: sc.network_gbps,
             margin: match sc.tight_rule {
@@ -164,6 +170,8 @@ impl PlanFile {
             max_batched_tokens: self.max_batched_tokens,
             max_num_seqs: self.max_num_seqs,
             ubatch: self.ubatch,
+            reduce_bucket: self.reduce_bucket_size,
+            prefetch_bucket: self.prefetch_bucket_size,
             framework: pick::<Framework>("framework", &self.framework)?,
             network_gbps: self.network_gbps,
             rent: Rent::new(
@@ -253,4 +261,12 @@ fn default_ubatch() -> u64 {
 
 fn default_framework() -> String {
     "generic".into()
+}
+
+fn default_reduce_bucket() -> u64 {
+    crate::engine::framework::DS_REDUCE_BUCKET
+}
+
+fn default_prefetch_bucket() -> u64 {
+    crate::engine::framework::DS_PREFETCH_BUCKET
 }

@@ -128,6 +128,10 @@ fn deepspeed_adds_its_communication_buckets() {
     let mut sc = training(Method::Full, Framework::Deepspeed);
     sc.cards = 2;
     assert_eq!(part(&sc, &m, SegmentKind::Overhead, "deepspeed_buckets"), 1.1e9);
+    // A smaller reduce bucket (the knob --reduce-bucket-size): 2e8 × 2 B + the prefetch 1e8 B.
+    sc.reduce_bucket = 200_000_000;
+    assert_eq!(part(&sc, &m, SegmentKind::Overhead, "deepspeed_buckets"), 5e8);
+    sc.reduce_bucket = 500_000_000;
     sc.zero = 2;
     assert_eq!(part(&sc, &m, SegmentKind::Overhead, "deepspeed_buckets"), 2e9);
     let mut lora = training(Method::Lora, Framework::Deepspeed);

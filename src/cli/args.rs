@@ -105,6 +105,13 @@ pub struct PlanArgs {
     /// it [default: 512].
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::UBATCH))]
     pub ubatch: Option<u64>,
+    /// DeepSpeed: elements in its gradient reduce bucket (reduce_bucket_size) [default: 500000000].
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::BUCKET))]
+    pub reduce_bucket_size: Option<u64>,
+    /// DeepSpeed ZeRO-3: parameters it prefetches at once (stage3_prefetch_bucket_size)
+    /// [default: 50000000].
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::PREFETCH_BUCKET))]
+    pub prefetch_bucket_size: Option<u64>,
     /// The runtime: its preset sets the defaults above as that framework does and adds its
     /// own overheads (llama.cpp's compute buffer, vLLM's profiling run, DeepSpeed's buckets).
     /// Flags you give win over the preset.
@@ -217,6 +224,12 @@ impl PlanArgs {
         }
         if let Some(v) = self.split {
             sc.split = v;
+        }
+        if let Some(v) = self.reduce_bucket_size {
+            sc.reduce_bucket = v;
+        }
+        if let Some(v) = self.prefetch_bucket_size {
+            sc.prefetch_bucket = v;
         }
     }
 

@@ -379,7 +379,7 @@ pub enum Setting {
     Context(u64),
     Batch(u64),
     Ubatch(u64),
-    /// DeepSpeed's gradient reduce bucket, in elements (shown; the rules use the constant).
+    /// DeepSpeed's gradient reduce bucket, in elements.
     ReduceBucket(u64),
     /// DeepSpeed's stage-3 parameter prefetch bucket, in elements.
     PrefetchBucket(u64),
@@ -420,7 +420,8 @@ impl Setting {
             Self::Context(n) => sc.context = n,
             Self::Batch(n) => sc.batch = n,
             Self::Ubatch(n) => sc.ubatch = n,
-            Self::ReduceBucket(_) | Self::PrefetchBucket(_) => {}
+            Self::ReduceBucket(n) => sc.reduce_bucket = n,
+            Self::PrefetchBucket(n) => sc.prefetch_bucket = n,
         }
     }
 
@@ -445,8 +446,8 @@ impl Setting {
             Self::Context(_) => "context",
             Self::Batch(_) => "batch",
             Self::Ubatch(_) => "ubatch",
-            Self::ReduceBucket(_) => "reduce_bucket_size",
-            Self::PrefetchBucket(_) => "stage3_prefetch_bucket_size",
+            Self::ReduceBucket(_) => "reduce-bucket-size",
+            Self::PrefetchBucket(_) => "prefetch-bucket-size",
         }
     }
 

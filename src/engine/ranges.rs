@@ -149,6 +149,20 @@ pub const MAX_NUM_SEQS: Range = Range {
     hi: 65_536.0,
     unit: "sequences",
 };
+/// DeepSpeed's reduce bucket: 1 to 10^11 elements.
+pub const BUCKET: Range = Range {
+    flag: "reduce-bucket-size",
+    lo: 1.0,
+    hi: 1e11,
+    unit: "elements",
+};
+/// DeepSpeed's stage-3 prefetch bucket: 1 to 10^11 elements.
+pub const PREFETCH_BUCKET: Range = Range {
+    flag: "prefetch-bucket-size",
+    lo: 1.0,
+    hi: 1e11,
+    unit: "elements",
+};
 pub const PROMPT: Range = Range {
     flag: "prompt",
     lo: 1.0,

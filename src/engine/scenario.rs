@@ -361,6 +361,10 @@ pub struct Scenario {
     pub max_num_seqs: u64,
     /// Tokens llama.cpp computes in one pass (`n_ubatch`): its compute buffer grows with it.
     pub ubatch: u64,
+    /// DeepSpeed's `reduce_bucket_size` (and ZeRO-1/2's `allgather_bucket_size`), elements.
+    pub reduce_bucket: u64,
+    /// DeepSpeed's `stage3_prefetch_bucket_size`, elements.
+    pub prefetch_bucket: u64,
     /// The runtime the plan is for: its preset set the knobs' defaults and it adds its own
     /// named overheads.
     pub framework: Framework,
@@ -402,6 +406,8 @@ impl Scenario {
             max_batched_tokens: super::calibrated::PREFILL_CHUNK_TOKENS,
             max_num_seqs: 256,
             ubatch: 512,
+            reduce_bucket: super::framework::DS_REDUCE_BUCKET,
+            prefetch_bucket: super::framework::DS_PREFETCH_BUCKET,
             framework: Framework::Generic,
             network_gbps: 400.0,
             rent: Rent::default(),
@@ -465,6 +471,8 @@ impl Scenario {
         ranges::MAX_BATCHED_TOKENS.check(self.max_batched_tokens as f64)?;
         ranges::MAX_NUM_SEQS.check(self.max_num_seqs as f64)?;
         ranges::UBATCH.check(self.ubatch as f64)?;
+        ranges::BUCKET.check(self.reduce_bucket as f64)?;
+        ranges::PREFETCH_BUCKET.check(self.prefetch_bucket as f64)?;
         if !self.framework.supports(self.method) {
             return Err(KnobError {
                 flag: "framework",
@@ -504,6 +512,8 @@ impl Scenario {
         self.max_batched_tokens = whole(ranges::MAX_BATCHED_TOKENS, self.max_batched_tokens);
         self.max_num_seqs = whole(ranges::MAX_NUM_SEQS, self.max_num_seqs);
         self.ubatch = whole(ranges::UBATCH, self.ubatch);
+        self.reduce_bucket = whole(ranges::BUCKET, self.reduce_bucket);
+        self.prefetch_bucket = whole(ranges::PREFETCH_BUCKET, self.prefetch_bucket);
         self.gpu_util = GPU_UTIL.clamp(self.gpu_util);
         self.network_gbps = NETWORK_GBPS.clamp(self.network_gbps);
         let r = &mut self.rent;

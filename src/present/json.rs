@@ -98,6 +98,9 @@ pub struct ScenarioJson {
     pub max_num_seqs: u64,
     /// llama.cpp's physical batch (its compute buffer grows with it).
     pub ubatch: u64,
+    /// DeepSpeed's reduce and stage-3 prefetch buckets, in elements.
+    pub reduce_bucket_size: u64,
+    pub prefetch_bucket_size: u64,
     /// The runtime whose preset and overheads the plan uses.
     pub framework: &'static str,
     /// The values that framework sets by default, with where it sets them.
@@ -281,6 +284,8 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             max_batched_tokens: scenario.max_batched_tokens,
             max_num_seqs: scenario.max_num_seqs,
             ubatch: scenario.ubatch,
+            reduce_bucket_size: scenario.reduce_bucket,
+            prefetch_bucket_size: scenario.prefetch_bucket,
             framework: scenario.framework.id(),
             framework_preset: scenario
                 .framework

@@ -197,21 +197,21 @@ fn dequant_buffer(a: &Architecture, w: WeightPrecision) -> f64 {
     }
 }
 
-/// DeepSpeed's communication buckets on every card: ZeRO-1/2 reduce and all-gather
-/// gradients through two buckets of `reduce_bucket_size` elements; ZeRO-3 reduces through
+/// DeepSpeed's communication buckets on every card (`--reduce-bucket-size`,
+/// `--prefetch-bucket-size`): ZeRO-1/2 reduce and all-gather gradients through two buckets of
+/// `reduce_bucket_size` elements; ZeRO-3 reduces through
 /// one and prefetches parameters through `stage3_prefetch_bucket_size` elements. A bucket
 /// never holds more than the model has to send (trainable gradients, 16-bit; parameters at
 /// their stored width).
 pub fn deepspeed_buckets(model: &Model, sc: &Scenario, trainable: f64) -> f64 {
-    use super::framework::{DS_PREFETCH_BUCKET, DS_REDUCE_BUCKET};
     if sc.framework != Framework::Deepspeed || !sc.method.is_training() {
         return 0.0;
     }
-    let gradients = (DS_REDUCE_BUCKET as f64).min(trainable) * 2.0;
+    let gradients = (sc.reduce_bucket as f64).min(trainable) * 2.0;
     let total = model.params().total as f64;
     let (q, u) = weight_bytes(model, sc.weights);
     let per_param = (q + u) / total.max(1.0);
-    let prefetch = (DS_PREFETCH_BUCKET as f64).min(total) * per_param;
+    let prefetch = (sc.prefetch_bucket as f64).min(total) * per_param;
     if sc.zero >= 3 {
         gradients + prefetch
     } else {
@@ -275,7 +275,7 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment 
         },
         if buckets > 0.0 {
             format!(
-                " + DeepSpeed buckets (reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7 elements; deepspeed/runtime/zero/config.py) {}",
+                " + DeepSpeed reduce and prefetch buckets (reduce_bucket_size, stage3_prefetch_bucket_size) {}",
                 format_gb(buckets)
             )
         } else {
