@@ -48,6 +48,12 @@ fn llama_cpp_sizes_its_compute_buffer_from_n_ubatch_and_the_cache() {
         part(&sc, &m, SegmentKind::Overhead, "allocator_fragmentation"),
         0.0
     );
+    // Back to generic: the serving defaults return (tensor parallel, 0.9 of the card, flash).
+    let mut back = sc.clone();
+    Framework::Generic.apply(&mut back);
+    assert_eq!(back.split, vramfit::engine::scenario::Split::Tensor);
+    assert_eq!(back.gpu_util, 0.9);
+    assert!(back.flash_attention);
     // n_ubatch 1024 doubles the scores and the rows.
     let doubled = Scenario {
         ubatch: 1024,

@@ -147,10 +147,15 @@ impl Framework {
                 p(FusedCe(false), GENERIC),
                 p(FlashAttention(true), GENERIC),
             ],
+            // Switching back to generic undoes what a serving engine's preset set.
             Self::Generic => vec![
                 p(GpuUtil(0.9), GENERIC),
+                p(Kv(KvPrecision::Fp16), GENERIC),
                 p(MaxBatchedTokens(8192), GENERIC),
+                p(MaxNumSeqs(256), GENERIC),
+                p(Ubatch(512), GENERIC),
                 p(FlashAttention(true), GENERIC),
+                p(Split(super::scenario::Split::Tensor), GENERIC),
             ],
             Self::Transformers if training => vec![
                 p(
