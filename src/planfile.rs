@@ -252,11 +252,11 @@ fn default_chunk() -> u64 {
 }
 
 fn default_max_num_seqs() -> u64 {
-    256
+    crate::engine::framework::VLLM_MAX_NUM_SEQS
 }
 
 fn default_ubatch() -> u64 {
-    512
+    crate::engine::framework::LLAMA_CPP_UBATCH
 }
 
 fn default_framework() -> String {

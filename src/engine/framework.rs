@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+use super::calibrated::PREFILL_CHUNK_TOKENS;
 use super::choice::Choice;
 use super::precision::KvPrecision;
 use super::scenario::{LoraTargets, Method, Optimizer, Scenario, Split, TrainingPrecision};
@@ -123,10 +124,11 @@ impl Framework {
         matches!(self, Self::LlamaCpp | Self::Ollama)
     }
 
-    /// The knob values this framework uses by default for `method`, each with its source.
-    pub fn presets(self, method: Method) -> Vec<Preset> {
+    /// The knob values this framework uses by default for the scenario's method (and, for
+    /// SGLang, its card count), each with its source.
+    pub fn presets(self, sc: &Scenario) -> Vec<Preset> {
         use Setting::*;
-        let training = method.is_training();
+        let training = sc.method.is_training();
         let p = |setting: Setting, source: &'static str| Preset { setting, source };
         match self {
             Self::Generic if training => vec![
@@ -151,9 +153,9 @@ impl Framework {
             Self::Generic => vec![
                 p(GpuUtil(0.9), GENERIC),
                 p(Kv(KvPrecision::Fp16), GENERIC),
-                p(MaxBatchedTokens(8192), GENERIC),
-                p(MaxNumSeqs(256), GENERIC),
-                p(Ubatch(512), GENERIC),
+                p(MaxBatchedTokens(PREFILL_CHUNK_TOKENS), GENERIC),
+                p(MaxNumSeqs(VLLM_MAX_NUM_SEQS), GENERIC),
+                p(Ubatch(LLAMA_CPP_UBATCH), GENERIC),
                 p(FlashAttention(true), GENERIC),
                 p(Split(super::scenario::Split::Tensor), GENERIC),
             ],
@@ -275,15 +277,18 @@ impl Framework {
                     "CacheConfig: kv_cache_dtype = auto (the model's 16-bit dtype)",
                 ),
                 p(
-                    MaxBatchedTokens(8192),
+                    MaxBatchedTokens(PREFILL_CHUNK_TOKENS),
                     "EngineArgs (V1, vllm serve on ≥ 70 GiB cards): max_num_batched_tokens = 8192",
                 ),
-                p(MaxNumSeqs(256), "SchedulerConfig: max_num_seqs = 256"),
+                p(
+                    MaxNumSeqs(VLLM_MAX_NUM_SEQS),
+                    "SchedulerConfig: max_num_seqs = 256",
+                ),
                 p(FlashAttention(true), "the FlashAttention backend"),
             ],
             Self::Sglang => vec![
                 p(
-                    GpuUtil(0.88),
+                    GpuUtil(sglang_fraction(sc.cards)),
                     "server_args: mem_fraction_static 0.88 on one card (0.87 TP2, 0.85 TP4, 0.81 TP8)",
                 ),
                 p(Kv(KvPrecision::Fp16), "server_args: kv_cache_dtype = auto"),
@@ -297,7 +302,10 @@ impl Framework {
                 ),
                 p(Context(4096), "common.h: n_ctx = 4096"),
                 p(Batch(1), "common.h: n_parallel = 1"),
-                p(Ubatch(512), "common.h: n_ubatch = 512 (n_batch 2048)"),
+                p(
+                    Ubatch(LLAMA_CPP_UBATCH),
+                    "common.h: n_ubatch = 512 (n_batch 2048)",
+                ),
                 p(Kv(KvPrecision::Fp16), "common.h: cache_type_k/v = f16"),
                 p(
                     FlashAttention(false),
@@ -318,7 +326,10 @@ impl Framework {
                     Batch(4),
                     "OLLAMA_NUM_PARALLEL: 4 where memory allows (each slot gets NumCtx)",
                 ),
-                p(Ubatch(512), "api/types.go DefaultOptions: NumBatch = 512"),
+                p(
+                    Ubatch(LLAMA_CPP_UBATCH),
+                    "api/types.go DefaultOptions: NumBatch = 512",
+                ),
                 p(Kv(KvPrecision::Fp16), "OLLAMA_KV_CACHE_TYPE: f16"),
                 p(FlashAttention(false), "OLLAMA_FLASH_ATTENTION: off"),
                 p(
@@ -332,17 +343,19 @@ impl Framework {
     /// Set this framework and its preset's values on `sc`.
     pub fn apply(self, sc: &mut Scenario) {
         sc.framework = self;
-        for p in self.presets(sc.method) {
+        for p in self.presets(sc) {
             p.setting.apply(sc);
-        }
-        if self == Self::Sglang {
-            sc.gpu_util = sglang_fraction(sc.cards);
         }
     }
 }
 
 const GENERIC: &str = "the calibrated rules' default";
 const DS_CONFIG: &str = "deepspeed/runtime/zero/config.py defaults";
+
+/// vLLM's `max_num_seqs` default (SchedulerConfig).
+pub const VLLM_MAX_NUM_SEQS: u64 = 256;
+/// llama.cpp's `n_ubatch` default (common.h); Ollama's NumBatch is the same.
+pub const LLAMA_CPP_UBATCH: u64 = 512;
 
 /// DeepSpeed's `reduce_bucket_size` (and `allgather_bucket_size`) default, in elements.
 pub const DS_REDUCE_BUCKET: u64 = 500_000_000;
@@ -494,7 +507,12 @@ mod tests {
         for f in Framework::ALL {
             for m in Method::ALL {
                 if f.supports(*m) {
-                    assert!(!f.presets(*m).is_empty(), "{} {}", f.id(), m.id());
+                    let sc = if m.is_training() {
+                        Scenario::seed_training(*m)
+                    } else {
+                        Scenario::seed_inference(crate::engine::WeightPrecision::Bf16)
+                    };
+                    assert!(!f.presets(&sc).is_empty(), "{} {}", f.id(), m.id());
                 }
             }
         }

@@ -289,7 +289,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             framework: scenario.framework.id(),
             framework_preset: scenario
                 .framework
-                .presets(scenario.method)
+                .presets(scenario)
                 .into_iter()
                 .map(|p| PresetJson {
                     flag: p.setting.flag(),

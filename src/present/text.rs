@@ -91,7 +91,7 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
     if scenario.framework != crate::engine::Framework::Generic {
         let values: Vec<String> = scenario
             .framework
-            .presets(scenario.method)
+            .presets(scenario)
             .iter()
             .map(|p| format!("--{} {}", p.setting.flag(), p.setting.value()))
             .collect();

@@ -7,7 +7,7 @@ use super::app::App;
 use super::theme::Theme;
 use super::ui;
 use crate::catalog::Catalog;
-use crate::engine::{Method, Scenario, WeightPrecision};
+use crate::engine::{Framework, Method, Scenario, WeightPrecision};
 use crate::lang::Lang;
 
 /// One state: name, what it shows, size, theme, and how to get there from a fresh app.
@@ -56,13 +56,25 @@ fn eight_on_4090(app: &mut App) {
     pin(app, "rtx-4090", 1);
 }
 
-fn seventy_fp8(app: &mut App) {
-    app.select_model("llama-3.1-70b");
-    let mut sc = Scenario::seed_inference(WeightPrecision::Fp8).calibrated();
+/// Serve `model` in `weights` under `framework`'s preset, pinned to one `gpu`.
+fn serve_on(app: &mut App, model: &str, weights: WeightPrecision, framework: Framework, gpu: &str) {
+    app.select_model(model);
+    let mut sc = Scenario::seed_inference(weights).calibrated();
     // The screen's currency stays (yuan on a Chinese screen).
     sc.rent.display_currency = app.scenario.rent.display_currency.clone();
+    framework.apply(&mut sc);
     app.set_scenario(sc);
-    pin(app, "h100-pcie", 1);
+    pin(app, gpu, 1);
+}
+
+fn seventy_fp8(app: &mut App) {
+    serve_on(
+        app,
+        "llama-3.1-70b",
+        WeightPrecision::Fp8,
+        Framework::Generic,
+        "h100-pcie",
+    );
 }
 
 /// 70B FP8 on one H100 PCIe, explain open on the memory bar: every segment's formula.
@@ -82,12 +94,13 @@ fn explain_card(a: &mut App) {
 /// Llama 3.1 8B in Q4_K_M under llama.cpp's preset on one RTX 4090, the Framework row in
 /// focus: n_ctx 4096, n_ubatch 512, f16 cache, no flash attention, the compute buffer.
 fn llama_cpp_8b(a: &mut App) {
-    a.select_model("llama-3.1-8b");
-    let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
-    sc.rent.display_currency = a.scenario.rent.display_currency.clone();
-    crate::engine::Framework::LlamaCpp.apply(&mut sc);
-    a.set_scenario(sc);
-    pin(a, "rtx-4090", 1);
+    serve_on(
+        a,
+        "llama-3.1-8b",
+        WeightPrecision::Q4KM,
+        Framework::LlamaCpp,
+        "rtx-4090",
+    );
     a.focus = Pane::Workload;
     a.knob = knob(a, crate::tui::knobs::Knob::Framework);
 }

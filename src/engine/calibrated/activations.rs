@@ -65,11 +65,17 @@ pub fn layer_activation_bytes_per_token(a: &Architecture, sc: &Scenario) -> f64 
 /// "save output of every other mm" policy.)
 pub fn selective_bytes_per_token(a: &Architecture) -> f64 {
     let h = a.hidden as f64;
-    let i = match &a.moe {
+    let i = active_mlp_width(a);
+    ACT * (h + a.q_width() as f64 + a.kv_width() as f64 + i + h + a.q_width() as f64) + 4.0 * a.heads as f64
+}
+
+/// The MLP width one token passes through: the dense intermediate, or the routed and shared
+/// experts' widths summed.
+fn active_mlp_width(a: &Architecture) -> f64 {
+    match &a.moe {
         None => a.intermediate as f64,
         Some(m) => (m.active + m.shared) as f64 * m.expert_intermediate as f64,
-    };
-    ACT * (h + a.q_width() as f64 + a.kv_width() as f64 + i + h + a.q_width() as f64) + 4.0 * a.heads as f64
+    }
 }
 
 fn training_tokens(sc: &Scenario) -> f64 {
@@ -197,15 +203,12 @@ pub fn inference_activations(model: &Model, sc: &Scenario) -> Segment {
 /// activation. Tensor parallel divides all but the hidden states over `cards`.
 fn prefill_bytes_per_token(a: &Architecture, cards: f64) -> f64 {
     let h = a.hidden as f64;
-    let i = match &a.moe {
-        None => a.intermediate as f64,
-        Some(m) => (m.active + m.shared) as f64 * m.expert_intermediate as f64,
-    };
+    let i = active_mlp_width(a);
     ACT * (2.0 * h + (a.q_width() as f64 * 2.0 + 2.0 * a.kv_width() as f64 + 3.0 * i) / cards)
 }
 
 fn tensor_cards(sc: &Scenario) -> f64 {
-    // Tensor parallel divides the working set over the cards; a layer split runs whole
+    // Tensor parallel divides the split widths over the cards; a layer split runs whole
     // layers on each card in turn.
     if sc.split == Split::Tensor {
         f64::from(sc.cards.max(1))

@@ -73,7 +73,7 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
             tr!("tui.explain_preset", framework = sc.framework.label()),
             t.text,
         ));
-        for p in sc.framework.presets(sc.method) {
+        for p in sc.framework.presets(sc) {
             lines.push(Line::styled(
                 format!(
                     "   --{} {} · {}",
