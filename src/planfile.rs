@@ -42,6 +42,10 @@ pub struct PlanFile {
     pub offload: String,
     pub cards: u32,
     pub gpu_util: f64,
+    /// The framework's fraction follows each option's card count (SGLang's preset); absent
+    /// in plans saved before: a fixed share.
+    #[serde(default)]
+    pub gpu_util_by_count: bool,
     pub split: String,
     pub prompt: u64,
     /// Absent in plans saved before the knob existed: the default chunk.
@@ -104,6 +108,7 @@ impl PlanFile {
             offload: sc.offload.id().into(),
             cards: sc.cards,
             gpu_util: sc.gpu_util,
+            gpu_util_by_count: sc.gpu_util_by_count,
             split: sc.split.id().into(),
             prompt: sc.prompt,
             max_batched_tokens: sc.max_batched_tokens,
@@ -165,6 +170,7 @@ impl PlanFile {
             offload: pick::<Offload>("offload", &self.offload)?,
             cards: self.cards,
             gpu_util: self.gpu_util,
+            gpu_util_by_count: self.gpu_util_by_count,
             split: pick::<Split>("split", &self.split)?,
             prompt: self.prompt,
             max_batched_tokens: self.max_batched_tokens,

@@ -77,7 +77,7 @@ fn llama_8b_bf16_on_a_4090_longest_context_by_hand() {
     let fixed = at(10_000) - slope * 10_000.0;
     let usable = 0.9 * g.memory_real_bytes();
     let by_hand = (((usable - fixed) / slope) as u64) / 16 * 16;
-    let solved = max_context(m, g, 1, &sc, false).unwrap();
+    let solved = max_context(m, g, 1, &sc).unwrap();
     assert_eq!(solved, by_hand);
     assert_eq!(solved, 37_136);
     assert!(fits(
@@ -196,7 +196,10 @@ fn a_plan_that_fits_reports_its_headroom() {
     assert!(a.now.verdict.is_fit());
     assert!(a.suggestions.is_empty());
     let (longest, comfortable) = (a.max_context.unwrap(), a.comfortable_context.unwrap());
-    assert!(comfortable < longest && longest > sc.context);
+    // 8B on 80 GB holds its whole trained length: the limit stops there and says so.
+    assert!(comfortable <= longest && longest > sc.context);
+    assert_eq!(longest, 131_072);
+    assert!(a.now.limits.context_at_model_max);
     assert!(a.comfortable_batch.unwrap() <= a.max_batch.unwrap());
 }
 
@@ -274,14 +277,18 @@ proptest! {
             // At the top of the knob's range the plan may not depend on it at all (the quick
             // rules' full fine-tune has no per-token term).
             let top = vramfit::engine::ranges::MAX_CONTEXT / step * step;
-            prop_assert!(n == top || !at(n + step), "{} more still fits", step);
-            prop_assert_eq!(Some(n), max_context(m, g, t.count, &sc, false));
+            // Limits stop at the model's trained length (and say so).
+            let ceiling = vramfit::engine::judge::context_ceiling(m, &sc) / step * step;
+            prop_assert!(n <= ceiling, "limit {} past the model's length {}", n, ceiling);
+            prop_assert_eq!(a.now.limits.context_at_model_max, n == ceiling && ceiling < top);
+            prop_assert!(n == top || n == ceiling || !at(n + step), "{} more still fits", step);
+            prop_assert_eq!(Some(n), max_context(m, g, t.count, &sc));
         }
         if let Some(b) = a.max_batch {
             let at = |n: u64| fits(&id, &Scenario { batch: n, ..sc.clone() }, t);
             prop_assert!(at(b), "largest batch {} does not fit", b);
             prop_assert!(b == vramfit::engine::ranges::MAX_BATCH || !at(b + 1), "batch {} still fits", b + 1);
-            prop_assert_eq!(Some(b), max_batch(m, g, t.count, &sc, false));
+            prop_assert_eq!(Some(b), max_batch(m, g, t.count, &sc));
         }
     }
 }

@@ -32,11 +32,14 @@ fn seventy_b_fp8_on_one_h100_fits_at_8k_not_at_32k_under_the_seed_rules() {
     let o8 = at(8192);
     assert!(o8.verdict.is_fit());
     // The KV budget is what weights and overhead leave: 80 − 70 − 2 = 8.0 GB (the 8k
-    // sequence's own 2.68 GB included) = 24,414 tokens of 327,680 B → 24,400 in blocks of 16.
+    // sequence's own 2.68 GB included) = 24,414 tokens of 327,680 B (the quick rules count
+    // tokens, not blocks); the longest context is the judge's, the same number.
     let cap = o8.serving.unwrap();
-    assert_eq!(cap.kv_capacity_tokens, 24_400);
+    assert_eq!(cap.kv_capacity_tokens, 24_414);
     assert_eq!(cap.max_concurrent_sequences, 2);
-    assert_eq!(cap.max_context, 24_400);
+    assert_eq!(cap.max_context, 24_414);
+    assert!(at(24_414).verdict.is_fit());
+    assert_eq!(at(24_415).verdict, Verdict::No);
     assert_eq!(at(32768).verdict, Verdict::No);
 }
 

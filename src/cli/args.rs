@@ -211,7 +211,7 @@ impl PlanArgs {
             sc.zero = v;
         }
         if let Some(v) = self.gpu_util {
-            sc.gpu_util = v;
+            sc.set_gpu_util(v);
         }
         if let Some(v) = self.max_batched_tokens {
             sc.max_batched_tokens = v;

@@ -502,21 +502,7 @@ fn run_plan(
         out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
             .map_err(io)?;
     } else if args.json {
-        let mut json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
-        if scenario.method.is_training() {
-            // Training options: the longest sequence and the largest micro-batch that fit,
-            // solved exactly on each option (serving options carry their KV-budget limits).
-            use crate::engine::advise::{max_batch, max_context};
-            for (j, o) in json.options.iter_mut().zip(&plan.options) {
-                let g = &gpus[o.gpu];
-                let sc = crate::engine::Scenario {
-                    cards: o.count,
-                    ..scenario.clone()
-                };
-                j.max_context = max_context(&model, g, o.count, &sc, false);
-                j.max_batch = max_batch(&model, g, o.count, &sc, false);
-            }
-        }
+        let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
         writeln!(
             out,
             "{}",

@@ -8,11 +8,11 @@
 
 use super::fit::{self, Context, FitOption, Need};
 use super::gpu::Gpu;
-use super::memory;
+use super::judge::{self, Limits, Needs};
 use super::model::Model;
-use super::plan::{equal_share, plan};
+use super::plan::plan;
 use super::precision::{KvPrecision, WeightPrecision};
-use super::scenario::{Convention, Method, Offload, Optimizer, Scenario};
+use super::scenario::{Method, Offload, Optimizer, Scenario};
 use super::serving::DecodeWork;
 use super::{Breakdown, Choice, SegmentKind};
 
@@ -126,15 +126,7 @@ pub struct Advice {
     pub suggestions: Vec<Suggestion>,
 }
 
-/// The step of the context solver: a paged KV cache (serving under the calibrated rules)
-/// holds whole blocks of 16 tokens.
-pub fn context_step(sc: &Scenario) -> u64 {
-    if !sc.method.is_training() && sc.convention == Convention::Calibrated {
-        16
-    } else {
-        1
-    }
-}
+pub use super::judge::context_step;
 
 fn work_of(model: &Model, b: &Breakdown) -> Option<DecodeWork> {
     let a = &model.arch;
@@ -147,20 +139,7 @@ fn work_of(model: &Model, b: &Breakdown) -> Option<DecodeWork> {
     })
 }
 
-/// The breakdown one of `target.count` cards holds under `sc`.
-fn per_card(model: &Model, sc: &Scenario, count: u32) -> Breakdown {
-    let sc = Scenario {
-        cards: count,
-        ..sc.clone()
-    };
-    let b = memory::breakdown(model, &sc);
-    match sc.convention {
-        Convention::Seed if count > 1 => equal_share(&b, count),
-        _ => b,
-    }
-}
-
-/// `sc` on exactly `count` × `gpu`, as `plan` judges it (prices, roofline and all).
+/// `sc` on exactly `count` × `gpu`, as `plan` judges it (prices, roofline, limits and all).
 pub fn judge(
     model: &Model,
     gpu: &Gpu,
@@ -172,13 +151,15 @@ pub fn judge(
         cards: count,
         ..sc.clone()
     };
-    let b = per_card(model, &sc, count);
+    let b = judge::breakdown_per_card(model, &sc, count);
+    let needs = Needs::new(model, &sc);
+    needs.remember(count, sc.context, sc.batch, b.total());
     let ctx = Context {
         model,
         scenario: &sc,
         largest_count: count,
         work: work_of(model, &b),
-        model_max_context: model.max_context,
+        needs: &needs,
     };
     let need = Need {
         per_card: b.total(),
@@ -187,71 +168,33 @@ pub fn judge(
     (fit::evaluate(gpu_index, gpu, count, &ctx, need, None), b)
 }
 
-/// Whether `sc` fits `count` × `gpu` (tight counts), and comfortably so: memory only.
-fn fits(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> (bool, bool) {
+/// Whether `sc` fits `count` × `gpu` (tight counts), as the judge says.
+fn fits(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> bool {
     let sc = Scenario {
         cards: count,
         ..sc.clone()
     };
-    if fit::unsupported_reason(gpu, count, &sc).is_some() {
-        return (false, false);
-    }
-    let need = per_card(model, &sc, count).total();
-    let free = fit::card_capacity(gpu, &sc) * fit::usable_fraction(&sc) - need;
-    let n = f64::from(count);
-    (
-        free >= 0.0,
-        free >= 0.0 && !fit::is_tight(sc.tight_rule, count, need * n, free * n),
-    )
+    let need = judge::breakdown_per_card(model, &sc, count).total();
+    judge::judge(model, gpu, count, &sc, need).fits()
 }
 
-/// The largest `k` in `1..=hi` with `ok(k)`, given `ok` turns false once and stays false.
-fn largest(hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
-    if !ok(1) {
-        return None;
-    }
-    let (mut lo, mut hi) = (1u64, hi);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if ok(mid) { lo = mid } else { hi = mid - 1 }
-    }
-    Some(lo)
+/// The limits of `count` × `gpu` under `sc`, from the judge.
+pub fn limits(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> Limits {
+    let sc = Scenario {
+        cards: count,
+        ..sc.clone()
+    };
+    Needs::new(model, &sc).limits(gpu, count)
 }
 
-/// The longest context (a multiple of [`context_step`]) at which `sc` still fits the target;
-/// `comfortable` asks for a fit that is not tight.
-pub fn max_context(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario, comfortable: bool) -> Option<u64> {
-    let step = context_step(sc);
-    let top = super::ranges::MAX_CONTEXT / step;
-    largest(top, |k| {
-        let r = fits(
-            model,
-            gpu,
-            count,
-            &Scenario {
-                context: k * step,
-                ..sc.clone()
-            },
-        );
-        if comfortable { r.1 } else { r.0 }
-    })
-    .map(|k| k * step)
+/// The longest context at which `sc` still fits the target (the judge's limit).
+pub fn max_context(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> Option<u64> {
+    limits(model, gpu, count, sc).max_context
 }
 
-/// The largest batch at which `sc` still fits the target.
-pub fn max_batch(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario, comfortable: bool) -> Option<u64> {
-    largest(super::ranges::MAX_BATCH, |b| {
-        let r = fits(
-            model,
-            gpu,
-            count,
-            &Scenario {
-                batch: b,
-                ..sc.clone()
-            },
-        );
-        if comfortable { r.1 } else { r.0 }
-    })
+/// The largest batch at which `sc` still fits the target (the judge's limit).
+pub fn max_batch(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> Option<u64> {
+    limits(model, gpu, count, sc).max_batch
 }
 
 /// The candidate single changes for a scenario, before judging.
@@ -275,17 +218,24 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
                 .map(|k| Change::Kv(*k)),
         );
     }
-    if let Some(c) = max_context(model, gpu, target.count, sc, false).filter(|c| *c < sc.context) {
+    if let Some(c) = max_context(model, gpu, target.count, sc).filter(|c| *c < sc.context) {
         out.push(Change::Context(c));
     }
-    if let Some(b) = max_batch(model, gpu, target.count, sc, false).filter(|b| *b < sc.batch) {
+    if let Some(b) = max_batch(model, gpu, target.count, sc).filter(|b| *b < sc.batch) {
         out.push(Change::Batch(b));
     }
-    // Each lower weight format the method takes, closest first.
-    let mut lower: Vec<WeightPrecision> = WeightPrecision::ALL
+    // Weight formats the method takes and the card runs. When the card cannot run the
+    // current format, every format it does run, highest quality first (BF16 and INT8 lose
+    // nothing a 4-bit format would); otherwise each lower format, closest first.
+    let format_blocked = judge::unsupported_reason(model, gpu, target.count, sc)
+        .is_some_and(|r| matches!(r, super::fit::Reason::NoFp8 | super::fit::Reason::NoFormat));
+    let mut formats: Vec<WeightPrecision> = WeightPrecision::ALL
         .iter()
         .copied()
-        .filter(|w| w.bits() < sc.weights.bits() && w.is_gguf() == sc.weights.is_gguf())
+        .filter(|w| *w != sc.weights)
+        .filter(|w| w.is_gguf() == sc.weights.is_gguf() && w.bits() <= 16.0)
+        .filter(|w| format_blocked || w.bits() < sc.weights.bits())
+        .filter(|w| judge::runs_format(gpu, sc, *w))
         .filter(|w| {
             Scenario {
                 weights: *w,
@@ -295,8 +245,8 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
             .is_ok()
         })
         .collect();
-    lower.sort_by(|a, b| b.bits().total_cmp(&a.bits()));
-    out.extend(lower.into_iter().map(Change::Weights));
+    formats.sort_by(|a, b| b.bits().total_cmp(&a.bits()));
+    out.extend(formats.into_iter().map(Change::Weights));
     if training {
         if sc.optimizer == Optimizer::AdamW {
             out.push(Change::Optimizer(Optimizer::AdamW8bit));
@@ -323,7 +273,7 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
         .iter()
         .copied()
         .filter(|n| *n > target.count)
-        .find(|n| fits(model, gpu, *n, sc).0)
+        .find(|n| fits(model, gpu, *n, sc))
     {
         out.push(Change::Cards(n));
     }
@@ -361,13 +311,10 @@ pub fn advise(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Adv
     };
     let gpu = &gpus[target.gpu];
     let (now, _) = judge(model, gpu, target.gpu, target.count, &sc);
-    let longest = max_context(model, gpu, target.count, &sc, false);
-    let largest_batch = max_batch(model, gpu, target.count, &sc, false);
+    let l = now.limits;
+    let (longest, largest_batch) = (l.max_context, l.max_batch);
     let (comfortable_context, comfortable_batch) = if now.verdict.is_fit() {
-        (
-            max_context(model, gpu, target.count, &sc, true),
-            max_batch(model, gpu, target.count, &sc, true),
-        )
+        (l.comfortable_context, l.comfortable_batch)
     } else {
         (None, None)
     };
@@ -429,13 +376,10 @@ fn pairs(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target, singles: &[
             .filter(|b| !matches!(b, Change::Context(_) | Change::Batch(_)))
             .cloned()
             .collect();
-        if let Some(c) =
-            max_context(model, gpu, target_a.count, &after_a, false).filter(|c| *c < after_a.context)
-        {
+        if let Some(c) = max_context(model, gpu, target_a.count, &after_a).filter(|c| *c < after_a.context) {
             seconds.push(Change::Context(c));
         }
-        if let Some(b) = max_batch(model, gpu, target_a.count, &after_a, false).filter(|b| *b < after_a.batch)
-        {
+        if let Some(b) = max_batch(model, gpu, target_a.count, &after_a).filter(|b| *b < after_a.batch) {
             seconds.push(Change::Batch(b));
         }
         let combined: Vec<Change> = seconds

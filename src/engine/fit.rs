@@ -3,11 +3,13 @@
 use serde::Serialize;
 
 use super::gpu::{Gpu, HOURS_PER_MONTH, LinkKind};
+use super::judge::{self, Limits, Needs};
+pub use super::judge::{card_capacity, is_tight};
 use super::model::Model;
 use super::precision::WeightPrecision;
 use super::renting::{Training, training_time};
-use super::scenario::{Convention, Method, Scenario, Split, TightRule};
-use super::serving::{Capacity, DecodeWork, Link, Roofline, capacity as capacity_of, link_of, roofline};
+use super::scenario::{Convention, Scenario, Split, TightRule};
+use super::serving::{Capacity, DecodeWork, Link, Roofline, kv_pool_tokens, link_of, roofline};
 
 /// Card counts offered for every card: one card and seed 003's 2/4/8 combos.
 pub const COMBO_SIZES: [u32; 4] = [1, 2, 4, 8];
@@ -74,6 +76,8 @@ pub struct FitOption {
     pub roofline: Option<Roofline>,
     /// KV budget in tokens and sequences (inference).
     pub serving: Option<Capacity>,
+    /// The longest context and largest batch the judge still fits on this option.
+    pub limits: Limits,
     /// The cheapest non-spot offer for the rental term (index into the card's offers) and
     /// its cost in dollars for `count` cards.
     pub offer: Option<usize>,
@@ -103,25 +107,24 @@ impl FitOption {
     }
 }
 
-/// Why a card can never run this scenario, whatever its memory.
-pub fn unsupported_reason(gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<Reason> {
-    if scenario.weights.needs_fp8_hardware() && !gpu.fp8 {
-        return Some(Reason::NoFp8);
-    }
-    if scenario.method == Method::Full && count > 1 && !gpu.link.is_node_wide() {
-        return Some(Reason::NeedsFabric);
-    }
-    None
-}
-
 /// Why an option gets "no". A value, formatted only when shown (a plan judges hundreds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reason {
-    /// FP8 weights on a card without FP8 tensor cores.
+    /// FP8 weights on a card (under the runtime) without FP8 kernels.
     NoFp8,
+    /// A weight format the runtime does not load (llama.cpp and Ollama: GGUF only).
+    NoFormat,
     /// Multi-card full fine-tune without a node-wide fabric.
     NeedsFabric,
+    /// Tensor parallel over a count that does not divide this many attention heads.
+    HeadsIndivisible(u64),
+    /// A unified-memory machine: one device, nothing to split over.
+    SingleDevice,
+    /// Slices (MIG, vGPU) of one card: one model per slice.
+    SharedSlice,
+    /// Serving across nodes: offered within one node of this many cards.
+    BeyondOneNode(u32),
     /// Not enough memory: this many cards of the kind would hold it.
     NeedsCards(u32),
     /// Not enough memory, and no count up to this many cards holds it.
@@ -132,6 +135,16 @@ impl Reason {
     pub fn text(self, gpu: &Gpu) -> String {
         match self {
             Reason::NoFp8 => format!("no FP8 support on {}", gpu.name),
+            Reason::NoFormat => "llama.cpp loads GGUF formats (and 16/32-bit weights) only".into(),
+            Reason::HeadsIndivisible(h) => {
+                format!("tensor parallel needs a card count that divides the {h} attention heads")
+            }
+            Reason::SingleDevice => format!(
+                "{} is one device with unified memory: no multi-card split",
+                gpu.name
+            ),
+            Reason::SharedSlice => format!("{} is a slice of one card: one model per slice", gpu.name),
+            Reason::BeyondOneNode(n) => format!("serving is planned within one node of {n} cards"),
             Reason::NeedsFabric => {
                 format!(
                     "multi-card full fine-tune needs NVLink/NVSwitch; {} has {}",
@@ -144,33 +157,25 @@ impl Reason {
         }
     }
 
+    /// Whether no count of the card runs the plan as set up (format, split, fabric):
+    /// memory is not what is missing.
+    pub fn is_unsupported(self) -> bool {
+        !matches!(self, Reason::NeedsCards(_) | Reason::NoCountFits(_))
+    }
+
     /// A few words, for a narrow table column.
     pub fn short_text(self) -> String {
         match self {
             Reason::NoFp8 => "no FP8".into(),
+            Reason::NoFormat => "not GGUF".into(),
+            Reason::HeadsIndivisible(_) => "heads ÷ cards".into(),
+            Reason::SingleDevice => "one device".into(),
+            Reason::SharedSlice => "one slice".into(),
+            Reason::BeyondOneNode(n) => format!("over {n} cards"),
             Reason::NeedsFabric => "needs NVLink".into(),
             Reason::NeedsCards(n) => format!("needs {n} cards"),
             Reason::NoCountFits(n) => format!("too big for {n}"),
         }
-    }
-}
-
-/// Whether an option with `free` bytes left is tight under `rule`.
-pub fn is_tight(rule: TightRule, count: u32, need: f64, free: f64) -> bool {
-    match rule {
-        TightRule::Seed if count <= 1 => free < TIGHT_SINGLE_BYTES,
-        TightRule::Seed => free / f64::from(count) < TIGHT_PER_CARD_BYTES,
-        TightRule::Margin(fraction) => free < fraction * need,
-    }
-}
-
-/// The share of a card a plan may use: a serving engine under the calibrated convention
-/// takes `gpu_util` of it (vLLM's default 0.9), anything else all of it.
-pub fn usable_fraction(scenario: &Scenario) -> f64 {
-    if scenario.convention == Convention::Calibrated && !scenario.method.is_training() {
-        scenario.gpu_util
-    } else {
-        1.0
     }
 }
 
@@ -190,7 +195,8 @@ pub struct Context<'a> {
     pub largest_count: u32,
     /// Decode work per step; `None` for training.
     pub work: Option<DecodeWork>,
-    pub model_max_context: u64,
+    /// Needs per card at other contexts and batches, for the limits.
+    pub needs: &'a Needs<'a>,
 }
 
 /// How an option spreads the plan.
@@ -215,26 +221,17 @@ impl OptionSplit {
     }
 }
 
-/// The bytes one card offers under the scenario's rules: the marketed label for the quick
-/// rules, what the runtime can allocate (CUDA-visible) for the calibrated ones.
-pub fn card_capacity(gpu: &Gpu, scenario: &Scenario) -> f64 {
-    match scenario.convention {
-        Convention::Seed => gpu.memory_bytes(),
-        Convention::Calibrated => gpu.memory_real_bytes(),
-    }
-}
-
-/// Whether `count` × `gpu` holds a plan needing `need_per_card` on each card (tight counts).
-pub fn holds(gpu: &Gpu, count: u32, scenario: &Scenario, need_per_card: f64) -> bool {
-    unsupported_reason(gpu, count, scenario).is_none()
-        && card_capacity(gpu, scenario) * usable_fraction(scenario) - need_per_card >= 0.0
-}
-
-/// The smallest count among `needs` (card count → need per card) that holds the plan.
-pub fn smallest_holding_count(gpu: &Gpu, scenario: &Scenario, needs: &[(u32, Need)]) -> Option<u32> {
+/// The smallest count among `needs` (card count → need per card) that holds the plan, as
+/// the judge says.
+pub fn smallest_holding_count(
+    model: &Model,
+    gpu: &Gpu,
+    scenario: &Scenario,
+    needs: &[(u32, Need)],
+) -> Option<u32> {
     needs
         .iter()
-        .filter(|(n, need)| holds(gpu, *n, scenario, need.per_card))
+        .filter(|(n, need)| judge::judge(model, gpu, *n, scenario, need.per_card).fits())
         .map(|(n, _)| *n)
         .min()
 }
@@ -251,11 +248,18 @@ pub fn evaluate(
 ) -> FitOption {
     let scenario = ctx.scenario;
     let n = f64::from(count);
-    let capacity = card_capacity(gpu, scenario);
-    let usable = capacity * usable_fraction(scenario);
-    let free_per_card = usable - need.per_card;
-    let free = free_per_card * n;
-    let (verdict, reason) = judge(gpu, count, ctx, need.per_card * n, free, cards_needed);
+    let capacity = judge::card_capacity(gpu, scenario);
+    let verdict_of = judge::judge(ctx.model, gpu, count, scenario, need.per_card);
+    let usable = verdict_of.usable_per_card;
+    let free_per_card = verdict_of.free_per_card;
+    let reason = match verdict_of.unsupported {
+        Some(r) => Some(r),
+        None if verdict_of.free_per_card < 0.0 => Some(match cards_needed {
+            Some(k) => Reason::NeedsCards(k),
+            None => Reason::NoCountFits(ctx.largest_count),
+        }),
+        None => None,
+    };
     let split = match (count, scenario.method.is_training(), scenario.split) {
         (1, _, _) => OptionSplit::Single,
         (_, true, _) => OptionSplit::Data,
@@ -277,28 +281,32 @@ pub fn evaluate(
             scenario.weights == WeightPrecision::Fp8,
         )
     });
+    let limits = ctx.needs.limits(gpu, count);
     let serving = ctx.work.map(|_| {
         let budget = usable - (need.per_card - need.kv_per_card);
         let tokens = (scenario.context * scenario.batch) as f64;
-        capacity_of(
-            budget,
-            need.kv_per_card / tokens,
-            scenario.context,
-            scenario.batch,
-            ctx.model_max_context,
-        )
+        Capacity {
+            kv_capacity_tokens: kv_pool_tokens(
+                budget,
+                need.kv_per_card / tokens,
+                judge::context_step(scenario),
+            ),
+            max_concurrent_sequences: limits.max_batch.unwrap_or(0),
+            max_context: limits.max_context.unwrap_or(0),
+            max_batch: limits.max_batch.unwrap_or(0),
+        }
     });
     let training = training_time(ctx.model, scenario, gpu, count);
     let prices = prices(gpu, count, scenario, training);
     FitOption {
         gpu: gpu_index,
         count,
-        verdict,
+        verdict: verdict_of.verdict,
         reason,
         capacity_bytes: capacity * n,
         usable_bytes: usable * n,
         per_card_bytes: need.per_card,
-        free_bytes: free,
+        free_bytes: free_per_card * n,
         free_bytes_per_card: free_per_card,
         cards_needed,
         price_usd_month: prices.month.map(|(p, _)| p),
@@ -308,6 +316,7 @@ pub fn evaluate(
         tp_over_pcie,
         roofline: roof,
         serving,
+        limits,
         offer: prices.term.map(|(_, i)| i),
         rent_cost_usd: prices.term.map(|(c, _)| c),
         spot_offer: prices.spot.map(|(_, i)| i),
@@ -315,31 +324,6 @@ pub fn evaluate(
         training,
         train_offer: prices.train.map(|(_, i)| i),
         train_cost_usd: prices.train.map(|(c, _)| c),
-    }
-}
-
-/// The verdict and its reason: a card that cannot run the plan, one short of memory (how
-/// many it would take), tight under the rule, or a fit.
-fn judge(
-    gpu: &Gpu,
-    count: u32,
-    ctx: &Context,
-    need: f64,
-    free: f64,
-    cards_needed: Option<u32>,
-) -> (Verdict, Option<Reason>) {
-    if let Some(r) = unsupported_reason(gpu, count, ctx.scenario) {
-        (Verdict::No, Some(r))
-    } else if free < 0.0 {
-        let r = match cards_needed {
-            Some(k) => Reason::NeedsCards(k),
-            None => Reason::NoCountFits(ctx.largest_count),
-        };
-        (Verdict::No, Some(r))
-    } else if is_tight(ctx.scenario.tight_rule, count, need, free) {
-        (Verdict::Tight, None)
-    } else {
-        (Verdict::Fits, None)
     }
 }
 

@@ -288,8 +288,8 @@ impl Framework {
             ],
             Self::Sglang => vec![
                 p(
-                    GpuUtil(sglang_fraction(sc.cards)),
-                    "server_args: mem_fraction_static 0.88 on one card (0.87 TP2, 0.85 TP4, 0.81 TP8)",
+                    GpuUtilByCount(sglang_fraction(sc.cards)),
+                    "server_args: mem_fraction_static 0.88 on one card (0.87 TP2, 0.85 TP4, 0.81 TP8), for each option's count",
                 ),
                 p(Kv(KvPrecision::Fp16), "server_args: kv_cache_dtype = auto"),
                 p(MaxBatchedTokens(8192), "server_args: chunked_prefill_size = 8192"),
@@ -338,6 +338,12 @@ impl Framework {
                 ),
             ],
         }
+    }
+
+    /// The memory fraction this framework's own rule gives an option of `count` cards,
+    /// where its preset follows the count (SGLang); `None` where it is one value.
+    pub fn gpu_util_for_count(self, count: u32) -> Option<f64> {
+        (self == Self::Sglang).then(|| sglang_fraction(count))
     }
 
     /// Set this framework and its preset's values on `sc`.
@@ -391,6 +397,9 @@ pub enum Setting {
     Split(Split),
     Zero(u8),
     GpuUtil(f64),
+    /// The framework's fraction for the scenario's own count, evaluated again for each
+    /// option's count (SGLang).
+    GpuUtilByCount(f64),
     Kv(KvPrecision),
     MaxBatchedTokens(u64),
     MaxNumSeqs(u64),
@@ -431,7 +440,11 @@ impl Setting {
             Self::LoraTargets(t) => sc.lora_targets = t,
             Self::Split(x) => sc.split = x,
             Self::Zero(z) => sc.zero = z,
-            Self::GpuUtil(u) => sc.gpu_util = u,
+            Self::GpuUtil(u) => sc.set_gpu_util(u),
+            Self::GpuUtilByCount(u) => {
+                sc.gpu_util = u;
+                sc.gpu_util_by_count = true;
+            }
             Self::Kv(k) => sc.kv = k,
             Self::MaxBatchedTokens(n) => sc.max_batched_tokens = n,
             Self::MaxNumSeqs(n) => sc.max_num_seqs = n,
@@ -457,7 +470,7 @@ impl Setting {
             Self::LoraTargets(_) => "lora-targets",
             Self::Split(_) => "split",
             Self::Zero(_) => "zero",
-            Self::GpuUtil(_) => "gpu-util",
+            Self::GpuUtil(_) | Self::GpuUtilByCount(_) => "gpu-util",
             Self::Kv(_) => "kv",
             Self::MaxBatchedTokens(_) => "max-batched-tokens",
             Self::MaxNumSeqs(_) => "max-num-seqs",
@@ -485,7 +498,7 @@ impl Setting {
             Self::LoraTargets(t) => t.id().into(),
             Self::Split(x) => x.id().into(),
             Self::Zero(z) => z.to_string(),
-            Self::GpuUtil(u) => format!("{u}"),
+            Self::GpuUtil(u) | Self::GpuUtilByCount(u) => format!("{u}"),
             Self::Kv(k) => k.id().into(),
             Self::MaxBatchedTokens(n)
             | Self::MaxNumSeqs(n)

@@ -148,6 +148,17 @@ impl Gpu {
         self.memory_gb * 1e9
     }
 
+    /// A slice of one physical card (a vGPU or MIG instance rented on its own): it shares
+    /// the card's memory bus with the other slices. The catalog's `mig` field names what
+    /// a whole card can be cut into; a slice says "slice of".
+    pub fn is_slice(&self) -> bool {
+        self.id.contains("vgpu")
+            || self
+                .mig
+                .as_deref()
+                .is_some_and(|m| m.to_ascii_lowercase().contains("slice of"))
+    }
+
     /// The capacity a real run sees: what the runtime can allocate, else the marketed label.
     pub fn memory_real_bytes(&self) -> f64 {
         self.memory_visible_bytes.unwrap_or_else(|| self.memory_bytes())

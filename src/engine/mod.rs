@@ -8,6 +8,7 @@ pub mod decode;
 pub mod fit;
 pub mod framework;
 pub mod gpu;
+pub mod judge;
 pub mod kv;
 pub mod lookup;
 pub mod memory;

@@ -3,6 +3,7 @@
 use super::fit::{self, FitOption};
 use super::fit::{Context, Need};
 use super::gpu::Gpu;
+use super::judge::Needs;
 use super::memory::SegmentKind;
 use super::memory::{self, Breakdown};
 use super::model::{Model, ParamCount};
@@ -177,12 +178,16 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
         hidden: a.hidden as f64,
         layers: a.layers as f64,
     });
+    let memo = Needs::new(model, scenario);
+    for (n, need) in &needs {
+        memo.remember(*n, scenario.context, scenario.batch, need.per_card);
+    }
     let ctx = Context {
         model,
         scenario,
         largest_count: counts.iter().copied().max().unwrap_or(1),
         work,
-        model_max_context: model.max_context,
+        needs: &memo,
     };
     let options = options(gpus, &ctx, &judged, &needs);
     Plan {
@@ -202,7 +207,7 @@ pub fn options(gpus: &[Gpu], ctx: &Context, sizes: &[u32], needs: &[(u32, Need)]
     let judged: Vec<(u32, Need)> = needs.iter().filter(|(n, _)| sizes.contains(n)).copied().collect();
     let mut out: Vec<FitOption> = Vec::with_capacity(gpus.len() * judged.len());
     for (i, g) in gpus.iter().enumerate() {
-        let cards_needed = fit::smallest_holding_count(g, ctx.scenario, needs);
+        let cards_needed = fit::smallest_holding_count(ctx.model, g, ctx.scenario, needs);
         for &(n, need) in &judged {
             out.push(fit::evaluate(i, g, n, ctx, need, cards_needed));
         }

@@ -347,8 +347,13 @@ pub struct Scenario {
     pub offload: Offload,
     /// Cards the plan is drawn for (the bar and `total_bytes` are per card).
     pub cards: u32,
-    /// Serving engine's share of card memory (vLLM's `gpu_memory_utilization`).
+    /// Serving engine's share of card memory (vLLM's `gpu_memory_utilization`), as set for
+    /// the scenario's own card count.
     pub gpu_util: f64,
+    /// The share follows the framework's own rule for each option's card count (SGLang's
+    /// `mem_fraction_static` by tensor-parallel size) rather than one fixed value; a value
+    /// the user sets turns this off.
+    pub gpu_util_by_count: bool,
     /// How inference combos spread the model.
     pub split: Split,
     /// Prompt tokens per request, for the time to first token.
@@ -376,6 +381,21 @@ pub struct Scenario {
 pub use super::ranges::{self, KnobError, MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
 
 impl Scenario {
+    /// The serving engine's share of each card on an option of `count` cards.
+    pub fn gpu_util_on(&self, count: u32) -> f64 {
+        if self.gpu_util_by_count {
+            self.framework.gpu_util_for_count(count).unwrap_or(self.gpu_util)
+        } else {
+            self.gpu_util
+        }
+    }
+
+    /// Set the serving share by hand (a flag, a plan file, the planner's row).
+    pub fn set_gpu_util(&mut self, value: f64) {
+        self.gpu_util = value;
+        self.gpu_util_by_count = false;
+    }
+
     /// Seed 003's inference setting: BF16 weights, FP16 cache, 8,192 tokens, batch 1.
     pub fn seed_inference(weights: WeightPrecision) -> Self {
         Self {
@@ -401,6 +421,7 @@ impl Scenario {
             offload: Offload::None,
             cards: 1,
             gpu_util: 0.9,
+            gpu_util_by_count: false,
             split: Split::Tensor,
             prompt: 1024,
             max_batched_tokens: super::calibrated::PREFILL_CHUNK_TOKENS,

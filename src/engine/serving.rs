@@ -16,46 +16,25 @@ pub struct Capacity {
     /// Tokens whose KV fits in what the card(s) have left after weights, activations and
     /// overhead, rounded down to whole blocks.
     pub kv_capacity_tokens: u64,
-    /// Sequences of the chosen context that fit at once.
+    /// Sequences of the chosen context that fit at once: the judge's largest batch at that
+    /// context (under vLLM and SGLang, what the KV pool admits, whatever the batch asked).
     pub max_concurrent_sequences: u64,
-    /// Longest context at the chosen batch (capped at the model's configured maximum).
+    /// Longest context at the chosen batch that the judge fits (up to the model's trained
+    /// length).
     pub max_context: u64,
-    /// Largest batch at the chosen context.
+    /// Largest batch at the chosen context that the judge fits.
     pub max_batch: u64,
 }
 
-fn round_up_to_block(tokens: u64) -> u64 {
-    tokens.div_ceil(KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS
-}
-
-/// Capacity of a per-card KV budget: `budget_bytes` left per card, `kv_bytes_per_token`
-/// per card (the cache of one token as this split stores it).
-pub fn capacity(
-    budget_bytes: f64,
-    kv_bytes_per_token: f64,
-    context: u64,
-    batch: u64,
-    model_max_context: u64,
-) -> Capacity {
+/// Tokens whose KV fits in `budget_bytes` (what a card has left after weights,
+/// activations and overhead), in whole blocks of `block` tokens: the pool a paged engine
+/// allocates (block 16), or plain tokens under the quick rules (block 1).
+pub fn kv_pool_tokens(budget_bytes: f64, kv_bytes_per_token: f64, block: u64) -> u64 {
     if budget_bytes <= 0.0 || kv_bytes_per_token <= 0.0 {
-        return Capacity {
-            kv_capacity_tokens: 0,
-            max_concurrent_sequences: 0,
-            max_context: 0,
-            max_batch: 0,
-        };
+        return 0;
     }
     let raw = (budget_bytes / kv_bytes_per_token).floor() as u64;
-    let tokens = raw / KV_BLOCK_TOKENS * KV_BLOCK_TOKENS;
-    let per_sequence = round_up_to_block(context.max(1));
-    let sequences = tokens / per_sequence;
-    let max_context = (tokens / batch.max(1) / KV_BLOCK_TOKENS * KV_BLOCK_TOKENS).min(model_max_context);
-    Capacity {
-        kv_capacity_tokens: tokens,
-        max_concurrent_sequences: sequences,
-        max_context,
-        max_batch: sequences,
-    }
+    raw / block.max(1) * block.max(1)
 }
 
 /// Which ceiling binds.
@@ -243,15 +222,11 @@ mod tests {
     }
 
     #[test]
-    fn capacity_in_blocks_of_16() {
+    fn kv_pool_in_blocks_of_16() {
         // 10 GB of budget at 327,680 B/token = 30,517 tokens → 30,512 in whole blocks.
-        let c = capacity(10e9, 327_680.0, 8192, 1, 131_072);
-        assert_eq!(c.kv_capacity_tokens, 30_512);
-        assert_eq!(c.max_concurrent_sequences, 3);
-        assert_eq!(c.max_context, 30_512);
-        let c = capacity(10e9, 327_680.0, 8192, 4, 131_072);
-        assert_eq!(c.max_context, 7_616);
-        assert_eq!(capacity(-1.0, 327_680.0, 8192, 1, 131_072).kv_capacity_tokens, 0);
+        assert_eq!(kv_pool_tokens(10e9, 327_680.0, 16), 30_512);
+        assert_eq!(kv_pool_tokens(10e9, 327_680.0, 1), 30_517);
+        assert_eq!(kv_pool_tokens(-1.0, 327_680.0, 16), 0);
     }
 
     #[test]

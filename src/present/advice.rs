@@ -88,6 +88,8 @@ pub fn note(change: &Change) -> Option<String> {
 /// The change's cost in a given language (JSON's is English).
 pub fn note_in(change: &Change, lang: Lang) -> Option<String> {
     Some(match change {
+        // 8 bits and wider keep the model's quality; narrower formats may cost some.
+        Change::Weights(w) if w.bits() >= 8.0 => return None,
         Change::Weights(w) => tr_in!(lang, "advice.note_weights", bits = format!("{:.2}", w.bits())),
         Change::Kv(k) => tr_in!(lang, "advice.note_kv", precision = k.label()),
         Change::Context(_) => tr_in!(lang, "advice.note_context"),
@@ -192,7 +194,10 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
         )
     );
     let per_card = a.now.usable_bytes / f64::from(a.now.count);
-    let room = if a.now.free_bytes_per_card >= 0.0 {
+    let room = if let Some(r) = a.now.reason.filter(|r| r.is_unsupported()) {
+        // Memory is not what stops it: the reason is the news.
+        super::i18n::formula(&r.text(&gpus[a.target.gpu])).into_owned()
+    } else if a.now.free_bytes_per_card >= 0.0 {
         tr!("advice.free", gb = format_gb(a.now.free_bytes_per_card))
     } else {
         tr!("advice.short", gb = format_gb(-a.now.free_bytes_per_card))
@@ -223,7 +228,15 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
             "advice.limits",
             what = what,
             batch = sc.batch,
-            context = limit(a.max_context, top_context),
+            context = if a.now.limits.context_at_model_max {
+                format!(
+                    "{}{}",
+                    limit(a.max_context, top_context),
+                    tr!("explain.at_model_max")
+                )
+            } else {
+                limit(a.max_context, top_context)
+            },
             max_batch = limit(a.max_batch, crate::engine::ranges::MAX_BATCH)
         )
     );

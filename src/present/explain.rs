@@ -61,7 +61,7 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
             share = if option.usable_bytes < option.capacity_bytes * 0.999 {
                 tr!(
                     "explain.serving_share",
-                    percent = format!("{:.0}", scenario.gpu_util * 100.0)
+                    percent = format!("{:.0}", scenario.gpu_util_on(option.count) * 100.0)
                 )
             } else {
                 String::new()
@@ -227,7 +227,11 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
             context = group_thousands(scenario.context as i64),
             batch = scenario.batch,
             max_context = group_thousands(c.max_context as i64),
-            max_batch = c.max_batch
+            at_max = if option.limits.context_at_model_max {
+                tr!("explain.at_model_max")
+            } else {
+                String::new()
+            }
         ));
     }
     match (option.roofline, plan.breakdown.decode_bytes_per_token) {

@@ -92,6 +92,9 @@ pub struct ScenarioJson {
     pub offload: &'static str,
     pub cards: u32,
     pub gpu_util: f64,
+    /// The serving share follows each option's card count (SGLang's preset): each
+    /// option's `usable_bytes` carries its own.
+    pub gpu_util_by_count: bool,
     /// Tokens prefilled in one serving step (the activation peak's chunk).
     pub max_batched_tokens: u64,
     /// vLLM's sequences per step (its profiling run samples this many).
@@ -146,8 +149,14 @@ pub struct OptionJson<'a> {
     pub warning: Option<String>,
     pub kv_capacity_tokens: Option<u64>,
     pub max_concurrent_sequences: Option<u64>,
+    /// The longest context (training: sequence) at the batch that still fits, as the
+    /// judge says (`plan --context N` fits, one step more does not).
     pub max_context: Option<u64>,
+    /// The largest batch at the context that still fits (serving: the sequences of this
+    /// length held at once).
     pub max_batch: Option<u64>,
+    /// `max_context` stopped at the model's trained length; the memory would hold more.
+    pub context_limit_at_model_max: bool,
     /// The cheapest non-spot offer for the rental term.
     pub offer: Option<OfferJson<'a>>,
     /// Cost of `count` cards for `--hours` in dollars (minimum terms honoured).
@@ -243,8 +252,9 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         warning: o.warning(),
         kv_capacity_tokens: o.serving.map(|c| c.kv_capacity_tokens),
         max_concurrent_sequences: o.serving.map(|c| c.max_concurrent_sequences),
-        max_context: o.serving.map(|c| c.max_context),
-        max_batch: o.serving.map(|c| c.max_batch),
+        max_context: o.limits.max_context,
+        max_batch: o.limits.max_batch,
+        context_limit_at_model_max: o.limits.context_at_model_max,
         offer: offer_json(g, o.offer),
         rent_cost_usd: o.rent_cost_usd.map(round2),
         spot_offer: offer_json(g, o.spot_offer),
@@ -280,7 +290,8 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             zero: scenario.zero,
             offload: scenario.offload.id(),
             cards: scenario.cards,
-            gpu_util: scenario.gpu_util,
+            gpu_util: scenario.gpu_util_on(scenario.cards),
+            gpu_util_by_count: scenario.gpu_util_by_count,
             max_batched_tokens: scenario.max_batched_tokens,
             max_num_seqs: scenario.max_num_seqs,
             ubatch: scenario.ubatch,

@@ -93,7 +93,19 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
             .framework
             .presets(scenario)
             .iter()
-            .map(|p| format!("--{} {}", p.setting.flag(), p.setting.value()))
+            .map(|p| match p.setting {
+                // Evaluated for each option's card count: say so, with the values.
+                crate::engine::framework::Setting::GpuUtilByCount(_) => format!(
+                    "--{} {}",
+                    p.setting.flag(),
+                    crate::engine::fit::COMBO_SIZES
+                        .iter()
+                        .map(|n| format!("{n}×{}", scenario.gpu_util_on(*n)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                _ => format!("--{} {}", p.setting.flag(), p.setting.value()),
+            })
             .collect();
         let _ = writeln!(
             *s,
@@ -267,11 +279,18 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             let _ = writeln!(*s, "\n{line}");
         }
         None if gpus.len() == 1 => {
-            let option = plan
-                .options
-                .first()
-                .map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o));
-            let _ = writeln!(*s, "\n{}", tr!("plan.one_card_short", option = option));
+            let first = plan.options.first();
+            let option = first.map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o));
+            // A card that cannot run the plan at all is not short of memory: say why.
+            let line = match first.and_then(|o| o.reason.filter(|r| r.is_unsupported())) {
+                Some(r) => tr!(
+                    "plan.cannot_run",
+                    option = option,
+                    reason = i18n::formula(&r.text(&gpus[0]))
+                ),
+                None => tr!("plan.one_card_short", option = option),
+            };
+            let _ = writeln!(*s, "\n{line}");
         }
         None => {
             let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);

@@ -279,7 +279,7 @@ impl Knob {
             ),
             Knob::MaxNumSeqs => sc.max_num_seqs.to_string(),
             Knob::Ubatch => crate::engine::units::group_thousands(sc.ubatch as i64),
-            Knob::GpuUtil => format!("{:.0} %", sc.gpu_util * 100.0),
+            Knob::GpuUtil => format!("{:.0} %", sc.gpu_util_on(sc.cards) * 100.0),
             Knob::Convention => label("convention", sc.convention.id(), sc.convention.label()),
             Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
             Knob::Hours => crate::present::hours_label(sc.rent.hours),
@@ -351,7 +351,7 @@ impl Knob {
                     (Some(p), false) => p.saturating_sub(1),
                     (None, _) => GPU_UTIL_STEPS.iter().position(|u| *u >= sc.gpu_util).unwrap_or(0),
                 };
-                sc.gpu_util = GPU_UTIL_STEPS[i];
+                sc.set_gpu_util(GPU_UTIL_STEPS[i]);
             }
             Knob::Convention => sc.convention = cycle(sc.convention, up),
             Knob::Hours => sc.rent.hours = step(HOUR_STEPS, sc.rent.hours as u64, up) as f64,

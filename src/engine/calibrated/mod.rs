@@ -121,7 +121,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
         } else {
             format!(
                 "a serving engine takes {:.0} % of each card (gpu_memory_utilization) and fills what is left with KV cache",
-                sc.gpu_util * 100.0
+                sc.gpu_util_on(sc.cards) * 100.0
             )
         }],
     }

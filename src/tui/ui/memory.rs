@@ -126,7 +126,15 @@ fn hint(app: &App, width: usize) -> Line<'static> {
         (
             tr!("tui.headroom"),
             vec![
-                format!("{what} ≤ {}", limit(a.max_context)),
+                format!(
+                    "{what} ≤ {}{}",
+                    limit(a.max_context),
+                    if a.now.limits.context_at_model_max {
+                        tr!("tui.model_max")
+                    } else {
+                        String::new()
+                    }
+                ),
                 tr!("tui.batch_at_most", n = limit(a.max_batch)),
             ],
             t.dim,

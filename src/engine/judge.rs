@@ -1,0 +1,336 @@
+//! The one judge. Whether a scenario fits an option (a card and a count), and how much is
+//! free, is decided here and nowhere else: the cards table, the bar, explain, A/B, `fit`,
+//! the JSON and every limit (longest context, largest batch, concurrent sequences,
+//! headroom) ask [`judge`]. A limit is never a second formula: it is the largest value at
+//! which [`judge`] still says the plan fits, found by search over the engine's own
+//! arithmetic (memory never falls when context or batch rise; a property test holds the
+//! engine to that).
+//!
+//! What an option can run is judged here too ([`unsupported_reason`]): formats the card
+//! (under the runtime) cannot run, tensor-parallel counts the attention heads do not divide,
+//! multi-card set-ups no runtime starts.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::breakdown::Breakdown;
+use super::fit::{Reason, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
+use super::framework::Framework;
+use super::gpu::{Gpu, LinkKind};
+use super::memory;
+use super::model::Model;
+use super::plan::equal_share;
+use super::precision::WeightPrecision;
+use super::scenario::{Convention, Method, Scenario, Split, TightRule};
+
+/// Cards in one server: the most a tensor-parallel group or a data-parallel node spans
+/// over its own peer link.
+pub const CARDS_PER_NODE: u32 = 8;
+
+/// What the judge says of one option.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    /// Why the option cannot run the plan at all; `None` for a fit, a tight fit or a plain
+    /// shortfall (the caller names how many cards would hold it).
+    pub unsupported: Option<Reason>,
+    /// What the plan may use of each card (all of it, or the serving engine's share).
+    pub usable_per_card: f64,
+    /// Usable minus needed, per card (negative: the shortfall).
+    pub free_per_card: f64,
+}
+
+impl Judgement {
+    pub fn fits(&self) -> bool {
+        self.verdict.is_fit()
+    }
+
+    /// A fit that is not tight.
+    pub fn comfortable(&self) -> bool {
+        self.verdict == Verdict::Fits
+    }
+}
+
+/// The bytes one card offers under the scenario's rules: the marketed label for the quick
+/// rules, what the runtime can allocate (CUDA-visible) for the calibrated ones.
+pub fn card_capacity(gpu: &Gpu, scenario: &Scenario) -> f64 {
+    match scenario.convention {
+        Convention::Seed => gpu.memory_bytes(),
+        Convention::Calibrated => gpu.memory_real_bytes(),
+    }
+}
+
+/// The share of each card a plan may use on `count` cards: a serving engine under the
+/// calibrated rules takes its memory fraction (vLLM's `gpu_memory_utilization`, SGLang's
+/// `mem_fraction_static`, which SGLang sets by tensor-parallel size: evaluated for this
+/// option's count, not once for the plan), anything else all of it.
+pub fn usable_fraction(scenario: &Scenario, count: u32) -> f64 {
+    if scenario.convention == Convention::Calibrated && !scenario.method.is_training() {
+        scenario.gpu_util_on(count)
+    } else {
+        1.0
+    }
+}
+
+/// What the plan may use of each of `count` × `gpu`.
+pub fn usable_per_card(gpu: &Gpu, count: u32, scenario: &Scenario) -> f64 {
+    card_capacity(gpu, scenario) * usable_fraction(scenario, count)
+}
+
+/// Whether an option with `free` bytes left over all its cards is tight under `rule`.
+pub fn is_tight(rule: TightRule, count: u32, need: f64, free: f64) -> bool {
+    match rule {
+        TightRule::Seed if count <= 1 => free < TIGHT_SINGLE_BYTES,
+        TightRule::Seed => free / f64::from(count) < TIGHT_PER_CARD_BYTES,
+        TightRule::Margin(fraction) => free < fraction * need,
+    }
+}
+
+/// THE judge: `count` × `gpu` under `scenario`, each card needing `need_per_card` bytes.
+pub fn judge(model: &Model, gpu: &Gpu, count: u32, scenario: &Scenario, need_per_card: f64) -> Judgement {
+    let usable = usable_per_card(gpu, count, scenario);
+    let free = usable - need_per_card;
+    let n = f64::from(count);
+    let unsupported = unsupported_reason(model, gpu, count, scenario);
+    let verdict = if unsupported.is_some() || free < 0.0 {
+        Verdict::No
+    } else if is_tight(scenario.tight_rule, count, need_per_card * n, free * n) {
+        Verdict::Tight
+    } else {
+        Verdict::Fits
+    };
+    Judgement {
+        verdict,
+        unsupported,
+        usable_per_card: usable,
+        // A shortfall that rounds to nothing is still a shortfall, and a fit never shows
+        // "-0.0": keep the sign honest.
+        free_per_card: if free == 0.0 { 0.0 } else { free },
+    }
+}
+
+/// Whether `gpu` runs `weights` under the scenario's runtime. The quick rules keep the
+/// GPU Rent Hub guide's rule (FP8 needs FP8 tensor cores: Ada, Hopper, Blackwell, CDNA 3);
+/// under vLLM an FP8 checkpoint also runs on Ampere as weight-only W8A16 through its FP8
+/// Marlin kernel ("FP8 models will run on compute capability > 8.0 (Ampere) as weight-only
+/// W8A16, utilizing FP8 Marlin": docs.vllm.ai, Quantization → FP8 W8A8). llama.cpp and
+/// Ollama load GGUF files only (plus their 16/32-bit types).
+pub fn runs_format(gpu: &Gpu, scenario: &Scenario, weights: WeightPrecision) -> bool {
+    let ggml = scenario.convention == Convention::Calibrated && scenario.framework.is_ggml();
+    if ggml && !(weights.is_gguf() || weights.is_float16_or_wider()) {
+        return false;
+    }
+    if weights.needs_fp8_hardware() && !gpu.fp8 {
+        return scenario.convention == Convention::Calibrated
+            && scenario.framework == Framework::Vllm
+            && is_ampere_or_newer_nvidia(gpu);
+    }
+    true
+}
+
+/// NVIDIA cards of compute capability 8.0 or newer (Ampere, Ada, Hopper, Blackwell).
+fn is_ampere_or_newer_nvidia(gpu: &Gpu) -> bool {
+    let arch = gpu.architecture.to_ascii_lowercase();
+    gpu.stack == super::gpu::Stack::Cuda
+        && ["ampere", "ada", "hopper", "blackwell"]
+            .iter()
+            .any(|a| arch.contains(a))
+}
+
+/// Why `count` × `gpu` can never run this scenario, whatever its memory.
+pub fn unsupported_reason(model: &Model, gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<Reason> {
+    if !runs_format(gpu, scenario, scenario.weights) {
+        return Some(if scenario.weights.needs_fp8_hardware() {
+            Reason::NoFp8
+        } else {
+            Reason::NoFormat
+        });
+    }
+    if count <= 1 {
+        return None;
+    }
+    // One pool shared by CPU and GPU (Apple, unified-memory boxes): there is no second
+    // device in the machine to split over, and runtimes do not split across machines
+    // over PCIe.
+    if gpu.link == LinkKind::None {
+        return Some(Reason::SingleDevice);
+    }
+    // Slices of one card (MIG, vGPU) share its memory bus; runtimes place one model per
+    // slice.
+    if gpu.is_slice() {
+        return Some(Reason::SharedSlice);
+    }
+    if scenario.method == Method::Full && !gpu.link.is_node_wide() {
+        return Some(Reason::NeedsFabric);
+    }
+    if !scenario.method.is_training() {
+        // Serving beyond one server is pipeline or tensor parallel over the network, which
+        // the plan does not price: offered only within a node.
+        if count > CARDS_PER_NODE {
+            return Some(Reason::BeyondOneNode(CARDS_PER_NODE));
+        }
+        if scenario.split == Split::Tensor && !tensor_parallel_divides(model, count) {
+            return Some(Reason::HeadsIndivisible(model.arch.heads));
+        }
+    }
+    None
+}
+
+/// Whether tensor parallel over `count` cards splits the model as vLLM requires: the
+/// attention heads divide by the count, and the KV heads either divide by it or (fewer KV
+/// heads than cards) are copied, the count dividing by them (vLLM's
+/// `ModelConfig.verify_with_parallel_config` and the KV-head replication of
+/// `get_num_kv_heads`).
+pub fn tensor_parallel_divides(model: &Model, count: u32) -> bool {
+    let n = u64::from(count);
+    let a = &model.arch;
+    if n <= 1 {
+        return true;
+    }
+    if a.heads == 0 || !a.heads.is_multiple_of(n) {
+        return false;
+    }
+    let kv = a.kv_heads.max(1);
+    if kv >= n { kv.is_multiple_of(n) } else { n.is_multiple_of(kv) }
+}
+
+/// The breakdown one of `count` cards holds under `scenario`: the calibrated rules re-plan
+/// for the count (sharded state, split weights, copied KV heads); the quick rules give each
+/// card an equal share of the whole.
+pub fn breakdown_per_card(model: &Model, scenario: &Scenario, count: u32) -> Breakdown {
+    let sc = Scenario {
+        cards: count,
+        ..scenario.clone()
+    };
+    let b = memory::breakdown(model, &sc);
+    match sc.convention {
+        Convention::Seed if count > 1 => equal_share(&b, count),
+        _ => b,
+    }
+}
+
+/// The limits of one option: the longest context and the largest batch at which the judge
+/// still says "fits" (tight counts), and the same for a comfortable fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Limits {
+    /// Longest context (sequence, for training) at the scenario's batch; `None` when not
+    /// even the shortest fits.
+    pub max_context: Option<u64>,
+    /// Largest batch at the scenario's context: for serving, the sequences of this length
+    /// the plan holds at once (under vLLM and SGLang, what their KV pool admits).
+    pub max_batch: Option<u64>,
+    pub comfortable_context: Option<u64>,
+    pub comfortable_batch: Option<u64>,
+    /// The context limit stopped at the model's trained length (it would go further).
+    pub context_at_model_max: bool,
+}
+
+/// The step of the context search: a paged KV cache (serving under the calibrated rules)
+/// holds whole blocks of 16 tokens.
+pub fn context_step(sc: &Scenario) -> u64 {
+    if !sc.method.is_training() && sc.convention == Convention::Calibrated {
+        super::serving::KV_BLOCK_TOKENS
+    } else {
+        1
+    }
+}
+
+/// The longest context a limit may reach: the model's trained length (or the scenario's
+/// own context when the user plans past it), within the knob's range.
+pub fn context_ceiling(model: &Model, sc: &Scenario) -> u64 {
+    model.max_context.max(sc.context).min(super::ranges::MAX_CONTEXT)
+}
+
+/// Needs per card, remembered by (count, context, batch): a plan asks the same points for
+/// many cards of the same count.
+pub struct Needs<'a> {
+    model: &'a Model,
+    scenario: &'a Scenario,
+    cache: RefCell<HashMap<(u32, u64, u64), f64>>,
+}
+
+impl<'a> Needs<'a> {
+    pub fn new(model: &'a Model, scenario: &'a Scenario) -> Self {
+        Self {
+            model,
+            scenario,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Remember a need already computed (the plan's own breakdowns).
+    pub fn remember(&self, count: u32, context: u64, batch: u64, need: f64) {
+        self.cache.borrow_mut().insert((count, context, batch), need);
+    }
+
+    pub fn per_card(&self, count: u32, context: u64, batch: u64) -> f64 {
+        if let Some(n) = self.cache.borrow().get(&(count, context, batch)) {
+            return *n;
+        }
+        let sc = Scenario {
+            context,
+            batch,
+            ..self.scenario.clone()
+        };
+        let need = breakdown_per_card(self.model, &sc, count).total();
+        self.cache.borrow_mut().insert((count, context, batch), need);
+        need
+    }
+
+    /// The judge's verdict for `count` × `gpu` at `context` and `batch`.
+    pub fn judge_at(&self, gpu: &Gpu, count: u32, context: u64, batch: u64) -> Judgement {
+        let sc = Scenario {
+            context,
+            batch,
+            cards: count,
+            ..self.scenario.clone()
+        };
+        judge(self.model, gpu, count, &sc, self.per_card(count, context, batch))
+    }
+
+    /// Every limit of `count` × `gpu`.
+    pub fn limits(&self, gpu: &Gpu, count: u32) -> Limits {
+        let sc = self.scenario;
+        if unsupported_reason(self.model, gpu, count, sc).is_some() {
+            return Limits::default();
+        }
+        let step = context_step(sc);
+        let ceiling = context_ceiling(self.model, sc) / step;
+        let context = |comfortable: bool| {
+            largest(ceiling, |k| {
+                let j = self.judge_at(gpu, count, k * step, sc.batch);
+                if comfortable { j.comfortable() } else { j.fits() }
+            })
+            .map(|k| k * step)
+        };
+        let batch = |comfortable: bool| {
+            largest(super::ranges::MAX_BATCH, |b| {
+                let j = self.judge_at(gpu, count, sc.context, b);
+                if comfortable { j.comfortable() } else { j.fits() }
+            })
+        };
+        let max_context = context(false);
+        Limits {
+            max_context,
+            max_batch: batch(false),
+            comfortable_context: context(true),
+            comfortable_batch: batch(true),
+            context_at_model_max: max_context
+                .is_some_and(|c| c / step == ceiling && ceiling * step < super::ranges::MAX_CONTEXT),
+        }
+    }
+}
+
+/// The largest `k` in `1..=hi` with `ok(k)`, given `ok` turns false once and stays false.
+/// Galloping from 1 keeps the probes few and shared between cards of the same count.
+fn largest(hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
+    if hi == 0 || !ok(1) {
+        return None;
+    }
+    let (mut lo, mut hi) = (1u64, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if ok(mid) { lo = mid } else { hi = mid - 1 }
+    }
+    Some(lo)
+}
