@@ -310,8 +310,10 @@ pub fn advise(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Adv
         ..sc.clone()
     };
     let gpu = &gpus[target.gpu];
-    let (now, _) = judge(model, gpu, target.gpu, target.count, &sc);
-    let l = now.limits;
+    let (mut now, _) = judge(model, gpu, target.gpu, target.count, &sc);
+    // Every limit of the target, comfortable ones too, from the judge.
+    let l = limits(model, gpu, target.count, &sc);
+    now.limits = l;
     let (longest, largest_batch) = (l.max_context, l.max_batch);
     let (comfortable_context, comfortable_batch) = if now.verdict.is_fit() {
         (l.comfortable_context, l.comfortable_batch)

@@ -76,7 +76,8 @@ pub struct FitOption {
     pub roofline: Option<Roofline>,
     /// KV budget in tokens and sequences (inference).
     pub serving: Option<Capacity>,
-    /// The longest context and largest batch the judge still fits on this option.
+    /// The longest context and largest batch the judge still fits on this option (serving
+    /// options; a training option's are solved where shown: `judge::Needs::shown_limits`).
     pub limits: Limits,
     /// The cheapest non-spot offer for the rental term (index into the card's offers) and
     /// its cost in dollars for `count` cards.
@@ -281,16 +282,30 @@ pub fn evaluate(
             scenario.weights == WeightPrecision::Fp8,
         )
     });
-    let limits = ctx.needs.limits(gpu, count);
+    // Serving options show their limits in every row (seqs); a training option's are
+    // solved where shown (the JSON, the advice), each a search over training breakdowns.
+    let limits = if ctx.work.is_some() {
+        ctx.needs.shown_limits(gpu, count)
+    } else {
+        Limits::default()
+    };
     let serving = ctx.work.map(|_| {
-        let budget = usable - (need.per_card - need.kv_per_card);
-        let tokens = (scenario.context * scenario.batch) as f64;
+        // The pool in tokens, priced as the judge prices one more sequence at the largest
+        // batch (its KV and whatever grows with it: the allocator's slack, its logits), so
+        // that the pool ÷ tokens per sequence is the judge's largest batch, not a second
+        // answer.
+        let context = scenario.context;
+        let at = limits.max_batch.unwrap_or(scenario.batch);
+        let here = ctx.needs.per_card(count, context, at);
+        let one_more = ctx.needs.per_card(count, context, at + 1) - here;
+        let per_token = if one_more > 0.0 {
+            one_more / context as f64
+        } else {
+            need.kv_per_card / (context * scenario.batch) as f64
+        };
+        let budget = usable - here + per_token * (context * at) as f64;
         Capacity {
-            kv_capacity_tokens: kv_pool_tokens(
-                budget,
-                need.kv_per_card / tokens,
-                judge::context_step(scenario),
-            ),
+            kv_capacity_tokens: kv_pool_tokens(budget, per_token, judge::context_step(scenario)),
             max_concurrent_sequences: limits.max_batch.unwrap_or(0),
             max_context: limits.max_context.unwrap_or(0),
             max_batch: limits.max_batch.unwrap_or(0),

@@ -191,7 +191,11 @@ pub fn tensor_parallel_divides(model: &Model, count: u32) -> bool {
         return false;
     }
     let kv = a.kv_heads.max(1);
-    if kv >= n { kv.is_multiple_of(n) } else { n.is_multiple_of(kv) }
+    if kv >= n {
+        kv.is_multiple_of(n)
+    } else {
+        n.is_multiple_of(kv)
+    }
 }
 
 /// The breakdown one of `count` cards holds under `scenario`: the calibrated rules re-plan
@@ -279,13 +283,63 @@ impl<'a> Needs<'a> {
 
     /// The judge's verdict for `count` × `gpu` at `context` and `batch`.
     pub fn judge_at(&self, gpu: &Gpu, count: u32, context: u64, batch: u64) -> Judgement {
-        let sc = Scenario {
-            context,
-            batch,
-            cards: count,
-            ..self.scenario.clone()
-        };
-        judge(self.model, gpu, count, &sc, self.per_card(count, context, batch))
+        // What the judge reads of the scenario beyond the need (rules, format, split,
+        // fraction by count) does not change with context or batch.
+        judge(
+            self.model,
+            gpu,
+            count,
+            self.scenario,
+            self.per_card(count, context, batch),
+        )
+    }
+
+    /// The largest batch at the scenario's context that `count` × `gpu` fits (`comfortable`:
+    /// without being tight).
+    pub fn max_batch(&self, gpu: &Gpu, count: u32, comfortable: bool) -> Option<u64> {
+        let sc = self.scenario;
+        let hi = super::ranges::MAX_BATCH;
+        let guess = self.guess(gpu, count, sc.batch, hi, |b| (sc.context, b));
+        largest_near(hi, guess, |b| {
+            let j = self.judge_at(gpu, count, sc.context, b);
+            if comfortable { j.comfortable() } else { j.fits() }
+        })
+    }
+
+    /// The longest context (a multiple of [`context_step`], up to [`context_ceiling`]) at
+    /// the scenario's batch that `count` × `gpu` fits.
+    pub fn max_context(&self, gpu: &Gpu, count: u32, comfortable: bool) -> Option<u64> {
+        let sc = self.scenario;
+        let step = context_step(sc);
+        let hi = context_ceiling(self.model, sc) / step;
+        let at = (sc.context / step).clamp(1, hi.max(1));
+        let guess = self.guess(gpu, count, at, hi, |k| (k * step, sc.batch));
+        largest_near(hi, guess, |k| {
+            let j = self.judge_at(gpu, count, k * step, sc.batch);
+            if comfortable { j.comfortable() } else { j.fits() }
+        })
+        .map(|k| k * step)
+    }
+
+    /// Where the search starts: the need is close to affine in context and batch (KV and
+    /// logits grow linearly; only the prefill chunk bends it), so the slope between the
+    /// scenario's point and the next predicts the limit; the search then checks it exactly.
+    fn guess(&self, gpu: &Gpu, count: u32, at: u64, hi: u64, point: impl Fn(u64) -> (u64, u64)) -> u64 {
+        let (c0, b0) = point(at);
+        let (c1, b1) = point(at + 1);
+        let n0 = self.per_card(count, c0, b0);
+        let n1 = self.per_card(count, c1, b1);
+        let slope = n1 - n0;
+        let room = usable_per_card(gpu, count, self.scenario) - n0;
+        if slope <= 0.0 || !room.is_finite() {
+            return hi;
+        }
+        let k = (room / slope).floor();
+        if k < -(at as f64) {
+            1
+        } else {
+            ((at as f64 + k).max(1.0) as u64).min(hi)
+        }
     }
 
     /// Every limit of `count` × `gpu`.
@@ -294,43 +348,82 @@ impl<'a> Needs<'a> {
         if unsupported_reason(self.model, gpu, count, sc).is_some() {
             return Limits::default();
         }
-        let step = context_step(sc);
-        let ceiling = context_ceiling(self.model, sc) / step;
-        let context = |comfortable: bool| {
-            largest(ceiling, |k| {
-                let j = self.judge_at(gpu, count, k * step, sc.batch);
-                if comfortable { j.comfortable() } else { j.fits() }
-            })
-            .map(|k| k * step)
-        };
-        let batch = |comfortable: bool| {
-            largest(super::ranges::MAX_BATCH, |b| {
-                let j = self.judge_at(gpu, count, sc.context, b);
-                if comfortable { j.comfortable() } else { j.fits() }
-            })
-        };
-        let max_context = context(false);
+        let max_context = self.max_context(gpu, count, false);
         Limits {
             max_context,
-            max_batch: batch(false),
-            comfortable_context: context(true),
-            comfortable_batch: batch(true),
-            context_at_model_max: max_context
-                .is_some_and(|c| c / step == ceiling && ceiling * step < super::ranges::MAX_CONTEXT),
+            max_batch: self.max_batch(gpu, count, false),
+            comfortable_context: self.max_context(gpu, count, true),
+            comfortable_batch: self.max_batch(gpu, count, true),
+            context_at_model_max: self.at_model_max(max_context),
         }
+    }
+
+    /// The longest context and largest batch only (what the cards table and the JSON show
+    /// for every option; the comfortable ones are the advice's, for one target).
+    pub fn shown_limits(&self, gpu: &Gpu, count: u32) -> Limits {
+        if unsupported_reason(self.model, gpu, count, self.scenario).is_some() {
+            return Limits::default();
+        }
+        let max_context = self.max_context(gpu, count, false);
+        Limits {
+            max_context,
+            max_batch: self.max_batch(gpu, count, false),
+            context_at_model_max: self.at_model_max(max_context),
+            ..Limits::default()
+        }
+    }
+
+    /// Whether a context limit is where the model's trained length stopped it.
+    fn at_model_max(&self, max_context: Option<u64>) -> bool {
+        let step = context_step(self.scenario);
+        let ceiling = context_ceiling(self.model, self.scenario) / step * step;
+        max_context == Some(ceiling) && ceiling < super::ranges::MAX_CONTEXT / step * step
     }
 }
 
-/// The largest `k` in `1..=hi` with `ok(k)`, given `ok` turns false once and stays false.
-/// Galloping from 1 keeps the probes few and shared between cards of the same count.
-fn largest(hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
-    if hi == 0 || !ok(1) {
+/// The largest `k` in `1..=hi` with `ok(k)`, given `ok` turns false once and stays false,
+/// searched from `guess` outward (galloping, then bisection): exact whatever the guess, and
+/// two probes when the guess is right.
+fn largest_near(hi: u64, guess: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
+    if hi == 0 {
         return None;
     }
-    let (mut lo, mut hi) = (1u64, hi);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if ok(mid) { lo = mid } else { hi = mid - 1 }
+    let g = guess.clamp(1, hi);
+    let (mut good, mut bad) = if ok(g) {
+        // Up from the guess: the first probe that fails bounds the answer.
+        let mut good = g;
+        let mut step = 1u64;
+        loop {
+            if good == hi {
+                return Some(hi);
+            }
+            let probe = good.saturating_add(step).min(hi);
+            if ok(probe) {
+                good = probe;
+                step = step.saturating_mul(2);
+            } else {
+                break (good, probe);
+            }
+        }
+    } else {
+        // Down from the guess: the first probe that holds bounds it from below.
+        let mut bad = g;
+        let mut step = 1u64;
+        loop {
+            if bad == 1 {
+                return None;
+            }
+            let probe = bad.saturating_sub(step).max(1);
+            if ok(probe) {
+                break (probe, bad);
+            }
+            bad = probe;
+            step = step.saturating_mul(2);
+        }
+    };
+    while bad - good > 1 {
+        let mid = good + (bad - good) / 2;
+        if ok(mid) { good = mid } else { bad = mid }
     }
-    Some(lo)
+    Some(good)
 }

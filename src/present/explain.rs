@@ -234,6 +234,19 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
             }
         ));
     }
+    if option.serving.is_some()
+        && matches!(
+            scenario.framework,
+            crate::engine::Framework::Vllm | crate::engine::Framework::Sglang
+        )
+    {
+        // A paged engine's concurrency is its pool ÷ tokens per request, whatever batch
+        // was asked: that is what the sequences above mean.
+        lines.push(tr!(
+            "explain.kv_pool_meaning",
+            engine = scenario.framework.label()
+        ));
+    }
     match (option.roofline, plan.breakdown.decode_bytes_per_token) {
         (Some(r), Some(bytes)) => {
             let kv = plan.breakdown.decode_kv_bytes_per_sequence;

@@ -320,6 +320,26 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             price_usd_month: o.price_usd_month.map(round2),
             rent_cost_usd: o.rent_cost_usd.map(round2),
         }),
-        options: plan.options.iter().map(|o| option_json(gpus, o)).collect(),
+        options: plan
+            .options
+            .iter()
+            .map(|o| {
+                let mut j = option_json(gpus, o);
+                if scenario.method.is_training() {
+                    // Training options: the longest sequence and the largest micro-batch
+                    // the judge fits, solved for each option here (the table does not
+                    // show them, so `plan` leaves them unsolved).
+                    let sc = Scenario {
+                        cards: o.count,
+                        ..scenario.clone()
+                    };
+                    let l = crate::engine::judge::Needs::new(model, &sc).shown_limits(&gpus[o.gpu], o.count);
+                    j.max_context = l.max_context;
+                    j.max_batch = l.max_batch;
+                    j.context_limit_at_model_max = l.context_at_model_max;
+                }
+                j
+            })
+            .collect(),
     }
 }
