@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::fit::{FitOption, Reason};
+use super::fit::FitOption;
 
 /// What the fitting options are ranked by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -55,7 +55,7 @@ pub fn rank_key(o: &FitOption, by: SortBy) -> Option<f64> {
 /// (1.0 = just fits); options the card can never run last.
 fn shortfall(o: &FitOption) -> f64 {
     match o.reason {
-        Some(Reason::NoFp8 | Reason::NeedsFabric) => f64::INFINITY,
+        Some(r) if r.is_unsupported() => f64::INFINITY,
         _ => o.per_card_bytes / (o.usable_bytes / f64::from(o.count)).max(1.0),
     }
 }
@@ -125,7 +125,7 @@ pub fn first_fit(options: &[FitOption]) -> Option<&FitOption> {
 pub fn closest(options: &[FitOption]) -> Option<&FitOption> {
     options
         .iter()
-        .filter(|o| !matches!(o.reason, Some(Reason::NoFp8 | Reason::NeedsFabric)))
+        .filter(|o| !o.reason.is_some_and(|r| r.is_unsupported()))
         .min_by(|a, b| shortfall(a).total_cmp(&shortfall(b)))
         .or_else(|| options.first())
 }
