@@ -533,3 +533,44 @@ fn a_paged_engines_pool_divided_by_the_request_is_the_largest_batch() {
         }
     }
 }
+
+#[test]
+fn a_count_tensor_parallel_cannot_split_is_offered_layers_or_a_count_that_divides() {
+    let fit = text(&[
+        "fit",
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "rtx-4090",
+        "--cards",
+        "3",
+    ]);
+    assert!(
+        fit.contains("now: no — 6.68 GB needed per card of 22.73 GB usable, tensor parallel needs a card count that divides the 32 attention heads"),
+        "{fit}"
+    );
+    let layer = fit.find("--split layer").expect("layers offered");
+    let two = fit.find("--cards 2").expect("two cards offered");
+    let four = fit.find("--cards 4").expect("four cards offered");
+    assert!(layer < two && two < four, "{fit}");
+    // Each suggestion is what `plan` says with its flags.
+    for extra in [&["--split", "layer"][..], &["--cards", "2"], &["--cards", "4"]] {
+        let mut args = vec![
+            "plan",
+            "--model",
+            "llama-3.1-8b",
+            "--gpu",
+            "rtx-4090",
+            "--cards",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        let p = json(&args);
+        let count = if extra[0] == "--cards" {
+            extra[1].parse().unwrap()
+        } else {
+            3
+        };
+        assert_eq!(option(&p, "rtx-4090", count)["verdict"], "fits", "{extra:?}");
+    }
+}

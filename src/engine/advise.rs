@@ -12,7 +12,7 @@ use super::judge::{self, Limits, Needs};
 use super::model::Model;
 use super::plan::plan;
 use super::precision::{KvPrecision, WeightPrecision};
-use super::scenario::{Method, Offload, Optimizer, Scenario};
+use super::scenario::{Method, Offload, Optimizer, Scenario, Split};
 use super::serving::DecodeWork;
 use super::{Breakdown, Choice, SegmentKind};
 
@@ -37,8 +37,11 @@ pub enum Change {
     Optimizer(Optimizer),
     Zero(u8),
     Offload(Offload),
-    /// More cards of the same kind.
+    /// More cards of the same kind (or fewer, where the count itself cannot run).
     Cards(u32),
+    /// Another way to spread the model over the cards (whole layers per card runs on any
+    /// count; tensor parallel needs one that divides the heads).
+    Split(Split),
     /// Another card or combo, the scenario unchanged.
     Card(Target),
     /// Two changes together.
@@ -52,7 +55,7 @@ impl Change {
     pub fn cost(&self) -> u8 {
         match self {
             Change::Checkpointing | Change::FusedCe | Change::Kv(_) => 0,
-            Change::Context(_) | Change::Batch(_) => 1,
+            Change::Context(_) | Change::Batch(_) | Change::Split(_) => 1,
             Change::Weights(_) | Change::Optimizer(_) => 2,
             Change::Method(_) | Change::Zero(_) | Change::Offload(_) => 3,
             Change::Cards(_) | Change::Card(_) => 4,
@@ -84,6 +87,7 @@ impl Change {
                 sc.cards = *n;
                 target.count = *n;
             }
+            Change::Split(x) => sc.split = *x,
             Change::Card(t) => {
                 sc.cards = t.count;
                 target = *t;
@@ -265,6 +269,23 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
         }
         if sc.offload != Offload::All && target.count > 1 {
             out.push(Change::Offload(Offload::All));
+        }
+    }
+    // A count tensor parallel cannot split: whole layers per card run on it, and so does
+    // the largest smaller count that holds the plan.
+    if let Some(super::fit::Reason::HeadsIndivisible(_)) =
+        judge::unsupported_reason(model, gpu, target.count, sc)
+    {
+        out.push(Change::Split(Split::Layer));
+        let counts = super::plan::candidate_counts(sc);
+        if let Some(n) = counts
+            .iter()
+            .copied()
+            .filter(|n| *n < target.count)
+            .rev()
+            .find(|n| fits(model, gpu, *n, sc))
+        {
+            out.push(Change::Cards(n));
         }
     }
     // More cards of the same kind: the smallest count that holds it.

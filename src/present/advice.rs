@@ -33,6 +33,8 @@ pub fn label_in(change: &Change, gpus: &[Gpu], lang: Lang) -> String {
             what = super::i18n::word_in(lang, "offload", o.id())
         ),
         Change::Cards(n) => tr_in!(lang, "advice.cards", n = n),
+        Change::Split(crate::engine::scenario::Split::Layer) => tr_in!(lang, "advice.split_layer"),
+        Change::Split(crate::engine::scenario::Split::Tensor) => tr_in!(lang, "advice.split_tensor"),
         Change::Card(t) => target_label(*t, gpus),
         Change::Pair(a, b) => format!("{} + {}", label_in(a, gpus, lang), label_in(b, gpus, lang)),
     }
@@ -67,6 +69,7 @@ pub fn flags(change: &Change, gpus: &[Gpu]) -> Vec<String> {
         Change::Zero(z) => pair("zero", z.to_string()),
         Change::Offload(o) => pair("offload", o.id().into()),
         Change::Cards(n) => pair("cards", n.to_string()),
+        Change::Split(x) => pair("split", x.id().into()),
         Change::Card(t) => {
             let mut f = pair("gpu", gpus[t.gpu].id.clone());
             f.extend(pair("cards", t.count.to_string()));
@@ -100,6 +103,7 @@ pub fn note_in(change: &Change, lang: Lang) -> Option<String> {
             method = super::i18n::word_in(lang, "method", m.id())
         ),
         Change::Checkpointing => tr_in!(lang, "advice.note_checkpointing"),
+        Change::Split(_) => tr_in!(lang, "advice.note_split"),
         Change::Optimizer(_) => tr_in!(lang, "advice.note_optimizer"),
         Change::Offload(_) => tr_in!(lang, "advice.note_offload"),
         Change::Pair(a, b) => {
