@@ -121,14 +121,17 @@ fn hint(app: &App, width: usize) -> Line<'static> {
     } else {
         tr!("advice.context_word")
     };
-    let limit = |v: Option<u64>| v.map_or(tr!("tui.none"), |n| group_thousands(n as i64));
     let (lead, pieces, style) = if a.now.verdict.is_fit() {
+        // Only the limits there are: never "batch ≤ none".
+        let context = a
+            .max_context
+            .map(|n| format!("{what} ≤ {}", group_thousands(n as i64)));
+        let batch = a
+            .max_batch
+            .map(|n| tr!("tui.batch_at_most", n = group_thousands(n as i64)));
         (
             tr!("tui.headroom"),
-            vec![
-                format!("{what} ≤ {}", limit(a.max_context)),
-                tr!("tui.batch_at_most", n = limit(a.max_batch)),
-            ],
+            context.into_iter().chain(batch).collect(),
             t.dim,
         )
     } else if a.suggestions.is_empty() {
