@@ -58,11 +58,57 @@ fn temp_name(dir: &Path, name: &str, attempt: u32) -> PathBuf {
 
 /// Write `bytes` to `path` atomically (see the module's doc).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent_dir(path);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = write_temp(dir, name, bytes)?;
+    let result = std::fs::rename(&tmp, path);
+    finish(dir, &tmp, result)
+}
+
+/// Write `bytes` under a name not yet taken in `dir`: `STEM.EXT`, else `STEM-2.EXT`,
+/// `STEM-3.EXT`, … (a save never replaces an earlier one). Atomic like [`write_atomic`]: the
+/// whole file is written beside the target first, then linked in under the free name, a step
+/// that fails rather than replace a file someone else just created.
+pub fn write_new(dir: &Path, stem: &str, ext: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    let tmp = write_temp(dir, &format!("{stem}.{ext}"), bytes)?;
+    for n in 1..=MAX_SAVES_PER_NAME {
+        let path = if n == 1 {
+            dir.join(format!("{stem}.{ext}"))
+        } else {
+            dir.join(format!("{stem}-{n}.{ext}"))
+        };
+        match std::fs::hard_link(&tmp, &path) {
+            Ok(()) => {
+                let _ = std::fs::remove_file(&tmp);
+                return finish(dir, &tmp, Ok(())).map(|()| path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            // A file system without hard links: a rename onto a name seen free just now.
+            Err(_) if !path.exists() => {
+                let result = std::fs::rename(&tmp, &path);
+                return finish(dir, &tmp, result).map(|()| path);
+            }
+            Err(e) => return finish(dir, &tmp, Err(e)).map(|()| path),
+        }
+    }
+    let _ = std::fs::remove_file(&tmp);
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!("{MAX_SAVES_PER_NAME} files named {stem}-N.{ext} already"),
+    ))
+}
+
+/// How many numbered saves of one name [`write_new`] tries before it gives up.
+const MAX_SAVES_PER_NAME: u32 = 10_000;
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The bytes in a fresh temporary file beside the target, synced.
+fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
     let mut attempt = 0;
     let (tmp, mut file) = loop {
         let tmp = temp_name(dir, name, attempt);
@@ -77,21 +123,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             Err(e) => return Err(e),
         }
     };
-    let result = (|| {
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)?;
-        // The rename itself is durable once the folder is synced (not possible everywhere).
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    match written {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
         }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
     }
-    result
+}
+
+/// After the rename or link: sync the folder (the new name is durable once it is; not
+/// possible everywhere), or on failure remove the temporary file.
+fn finish(dir: &Path, tmp: &Path, result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Ok(()) => {
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+            Ok(())
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(tmp);
+            Err(e)
+        }
+    }
 }
 
 #[cfg(test)]

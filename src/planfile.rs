@@ -224,6 +224,12 @@ impl PlanFile {
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         crate::files::write_atomic(path, self.to_toml().as_bytes())
     }
+
+    /// Write atomically as `STEM.toml` in `dir`, or `STEM-2.toml`, … when that is taken: an
+    /// earlier save is never replaced. Returns where it went.
+    pub fn save_new(&self, dir: &Path, stem: &str) -> std::io::Result<PathBuf> {
+        crate::files::write_new(dir, stem, "toml", self.to_toml().as_bytes())
+    }
 }
 
 /// Where the planner saves plans and exports: `$VRAMFIT_DATA`, else the platform data dir.

@@ -127,3 +127,112 @@ fn the_chinese_readme_commands_and_keys_are_real() {
     }
     assert!(named > 20, "{named} keys named");
 }
+
+/// What `vramfit ARGS` prints, in English, with the user's settings kept out.
+fn output_of(args: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(args.split_whitespace())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("VRAMFIT_CONFIG", env!("CARGO_TARGET_TMPDIR"))
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "vramfit {args}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Each block the README calls "Real output of `vramfit …`" is that: its lines are lines the
+/// command prints, in the same order (a block may stop early or skip rows, never change one).
+#[test]
+fn every_output_block_in_the_readme_is_what_the_program_prints() {
+    let text = readme();
+    let lead = regex::Regex::new(r"Real output of `vramfit ([^`]+)`").unwrap();
+    let mut blocks = 0;
+    for m in lead.captures_iter(&text) {
+        let args = &m[1];
+        let after = &text[m.get(0).unwrap().end()..];
+        let start = after.find("```\n").expect("a block follows") + 4;
+        let block = &after[start..start + after[start..].find("```").unwrap()];
+        let printed = output_of(args);
+        let mut lines = printed.lines().map(str::trim_end);
+        for want in block.lines().map(str::trim_end).filter(|l| !l.is_empty()) {
+            assert!(
+                lines.any(|l| l == want),
+                "README quotes a line `vramfit {args}` does not print (in this order):\n{want}\n\nIt prints:\n{printed}"
+            );
+        }
+        blocks += 1;
+    }
+    assert!(blocks >= 2, "{blocks} blocks");
+}
+
+/// The figures the README's prose quotes from the program, each with the command that
+/// prints it.
+const QUOTED: &[(&str, &[&str])] = &[
+    (
+        "fit --model llama-3.1-70b --weights int4 --gpu rtx-4090 --cards 2",
+        &["now: no", "0.71 GB short", "q4_0 KV", "context ≤ 5,920"],
+    ),
+    (
+        "fit --model llama-3.1-70b --weights fp8 --gpu h100-pcie",
+        &[
+            "1.61 GB short",
+            "76.45 GB usable",
+            "q4_0 KV",
+            "context ≤ 5,504",
+            "NF4 weights",
+        ],
+    ),
+    (
+        "plan --model llama-3.1-70b --weights fp8",
+        &[
+            "4× GeForce RTX 4090",
+            "$496",
+            "Cheapest fit: 4× GeForce RTX 4090 at $496/month",
+        ],
+    ),
+];
+
+/// Every figure the README quotes in its questions and around its output blocks is one the
+/// program prints now: each listed in `QUOTED` with its command, and each found there.
+#[test]
+fn every_figure_the_readme_quotes_is_what_the_program_prints() {
+    let text = readme();
+    for (args, figures) in QUOTED {
+        let printed = output_of(args);
+        for f in *figures {
+            assert!(
+                printed.contains(f),
+                "`vramfit {args}` no longer prints {f:?}:\n{printed}"
+            );
+        }
+    }
+    // The prose that quotes output: the questions, and the paragraph before each output block.
+    let questions = {
+        let start = text.find("## Questions and how to ask them").unwrap();
+        let body = &text[start..];
+        &body[..body[3..].find("\n## ").unwrap()]
+    };
+    let mut prose = vec![questions.to_string()];
+    for (at, _) in text.match_indices("Real output of `vramfit") {
+        let end = at + text[at..].find("```").unwrap();
+        prose.push(text[at..end].to_string());
+    }
+    // GB figures, grouped numbers, dollar amounts.
+    let figure = regex::Regex::new(r"\$[\d,]+|\d+\.\d+ GB|\d{1,3}(?:,\d{3})+").unwrap();
+    let all: Vec<&str> = QUOTED.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+    let mut seen = 0;
+    for p in &prose {
+        for m in figure.find_iter(p) {
+            assert!(
+                all.iter().any(|f| f.contains(m.as_str())),
+                "the README quotes {:?} but no test checks it against the program (add it to QUOTED)",
+                m.as_str()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "{seen} figures");
+}

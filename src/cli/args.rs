@@ -4,6 +4,7 @@ use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::{CheckpointingArg, CliError, OnOff, choice, whole};
+use crate::engine::framework::{Setting, UserSet, settle};
 use crate::engine::rank::SortBy;
 use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision, ranges};
 use crate::engine::{Convention, Framework, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
@@ -173,76 +174,52 @@ pub struct PlanArgs {
 }
 
 impl PlanArgs {
-    /// Every knob a preset may set, where the user gave it.
-    fn override_preset(&self, sc: &mut Scenario) {
-        let set = |on: Option<OnOff>, field: &mut bool| {
-            if let Some(v) = on {
-                *field = v.is_on();
-            }
-        };
-        if let Some(v) = self.kv {
-            sc.kv = v;
+    /// Every knob a preset or the method gives a default to, where the user gave its flag.
+    pub fn user_set(&self) -> UserSet {
+        use Setting as S;
+        let on = |v: Option<OnOff>| v.map(OnOff::is_on);
+        let given = [
+            self.weights.map(S::Weights),
+            self.kv.map(S::Kv),
+            self.context.map(S::Context),
+            self.batch.map(S::Batch),
+            self.lora_targets.map(S::LoraTargets),
+            self.optimizer.map(S::Optimizer),
+            on(self.optimizer_in_backward).map(S::OptimizerInBackward),
+            self.training_precision.map(S::TrainingPrecision),
+            on(self.compile).map(S::Compile),
+            on(self.activation_offload).map(S::ActivationOffload),
+            self.checkpointing.map(|v| S::Checkpointing {
+                on: v != CheckpointingArg::Off,
+                selective: v == CheckpointingArg::Selective,
+            }),
+            on(self.flash_attention).map(S::FlashAttention),
+            on(self.fused_ce).map(S::FusedCe),
+            self.zero.map(S::Zero),
+            self.gpu_util.map(S::GpuUtil),
+            self.max_batched_tokens.map(S::MaxBatchedTokens),
+            self.max_num_seqs.map(S::MaxNumSeqs),
+            self.ubatch.map(S::Ubatch),
+            self.split.map(S::Split),
+            self.reduce_bucket_size.map(S::ReduceBucket),
+            self.prefetch_bucket_size.map(S::PrefetchBucket),
+        ];
+        let mut user = UserSet::default();
+        for s in given.into_iter().flatten() {
+            user.set(s);
         }
-        if let Some(v) = self.context {
-            sc.context = v;
-        }
-        if let Some(v) = self.batch {
-            sc.batch = v;
-        }
-        if let Some(v) = self.lora_targets {
-            sc.lora_targets = v;
-        }
-        if let Some(v) = self.optimizer {
-            sc.optimizer = v;
-        }
-        set(self.optimizer_in_backward, &mut sc.optimizer_in_backward);
-        if let Some(v) = self.training_precision {
-            sc.training_precision = v;
-        }
-        set(self.compile, &mut sc.compile);
-        set(self.activation_offload, &mut sc.activation_offload);
-        if let Some(v) = self.checkpointing {
-            sc.checkpointing = v != CheckpointingArg::Off;
-            sc.selective_checkpointing = v == CheckpointingArg::Selective;
-        }
-        set(self.flash_attention, &mut sc.flash_attention);
-        set(self.fused_ce, &mut sc.fused_ce);
-        if let Some(v) = self.zero {
-            sc.zero = v;
-        }
-        if let Some(v) = self.gpu_util {
-            sc.set_gpu_util(v);
-        }
-        if let Some(v) = self.max_batched_tokens {
-            sc.max_batched_tokens = v;
-        }
-        if let Some(v) = self.max_num_seqs {
-            sc.max_num_seqs = v;
-        }
-        if let Some(v) = self.ubatch {
-            sc.ubatch = v;
-        }
-        if let Some(v) = self.split {
-            sc.split = v;
-        }
-        if let Some(v) = self.reduce_bucket_size {
-            sc.reduce_bucket = v;
-        }
-        if let Some(v) = self.prefetch_bucket_size {
-            sc.prefetch_bucket = v;
-        }
+        user
     }
 
     pub fn scenario(&self) -> Result<Scenario, CliError> {
-        let training = self.method.is_training();
-        let base = if training {
+        let base = if self.method.is_training() {
             Scenario::seed_training(self.method)
         } else {
             Scenario::seed_inference(WeightPrecision::Bf16)
         };
         let mut scenario = Scenario {
             method: self.method,
-            weights: self.weights.unwrap_or_else(|| self.method.default_weights()),
+            framework: self.framework,
             convention: self.convention,
             lora_rank: self.lora_rank,
             tight_rule: match self.margin {
@@ -266,9 +243,9 @@ impl PlanArgs {
             ),
             ..base
         };
-        // The framework's preset first; the flags the user gave win over it.
-        self.framework.apply(&mut scenario);
-        self.override_preset(&mut scenario);
+        // The method's defaults, the framework's preset, then the flags the user gave (the
+        // planner settles its knobs through the same function).
+        settle(&mut scenario, &self.user_set());
         scenario.validate().map_err(CliError)?;
         Ok(scenario)
     }

@@ -593,6 +593,13 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
         Some(path) => Some(crate::planfile::PlanFile::load(path)?),
         None => None,
     };
+    // A card the catalog lacks would leave the bar on another card without a word. "local"
+    // is this machine's cards (detect.rs names them so), found after the planner opens.
+    if let (Some(path), Some(card)) = (&cli.open, opened.as_ref().and_then(|(f, _, _)| f.card.as_deref()))
+        && card != "local"
+    {
+        resolve_gpu(&catalog, card).map_err(|e| CliError(format!("{}: card = {}", path.display(), e.0)))?;
+    }
     let wanted = cli
         .model
         .clone()

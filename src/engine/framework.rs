@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::calibrated::PREFILL_CHUNK_TOKENS;
 use super::choice::Choice;
-use super::precision::KvPrecision;
+use super::precision::{KvPrecision, WeightPrecision};
 use super::scenario::{LoraTargets, Method, Optimizer, Scenario, Split, TrainingPrecision};
 
 /// The runtime a plan is drawn for.
@@ -149,7 +149,7 @@ impl Framework {
                 p(FusedCe(false), GENERIC),
                 p(FlashAttention(true), GENERIC),
             ],
-            // Switching back to generic undoes what a serving engine's preset set.
+            // The serving defaults, named so that the JSON lists what generic sets.
             Self::Generic => vec![
                 p(GpuUtil(0.9), GENERIC),
                 p(Kv(KvPrecision::Fp16), GENERIC),
@@ -382,6 +382,8 @@ pub fn sglang_fraction(cards: u32) -> f64 {
 /// One knob value a preset sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Setting {
+    /// No preset sets it, but its default follows the method (NF4 for QLoRA).
+    Weights(WeightPrecision),
     Optimizer(Optimizer),
     TrainingPrecision(TrainingPrecision),
     Checkpointing {
@@ -426,6 +428,7 @@ fn on_off(b: bool) -> String {
 impl Setting {
     pub fn apply(self, sc: &mut Scenario) {
         match self {
+            Self::Weights(w) => sc.weights = w,
             Self::Optimizer(o) => sc.optimizer = o,
             Self::TrainingPrecision(t) => sc.training_precision = t,
             Self::Checkpointing { on, selective } => {
@@ -459,6 +462,7 @@ impl Setting {
     /// The CLI flag (and plan-file key) that changes this value.
     pub fn flag(self) -> &'static str {
         match self {
+            Self::Weights(_) => "weights",
             Self::Optimizer(_) => "optimizer",
             Self::TrainingPrecision(_) => "training-precision",
             Self::Checkpointing { .. } => "checkpointing",
@@ -485,6 +489,7 @@ impl Setting {
     /// The value as the flag takes it.
     pub fn value(self) -> String {
         match self {
+            Self::Weights(w) => w.id().into(),
             Self::Optimizer(o) => o.id().into(),
             Self::TrainingPrecision(t) => t.id().into(),
             Self::Checkpointing { on: false, .. } => "off".into(),
@@ -508,6 +513,112 @@ impl Setting {
             | Self::ReduceBucket(n)
             | Self::PrefetchBucket(n) => n.to_string(),
         }
+    }
+}
+
+impl Setting {
+    /// Every knob a preset or the method gives a default to, with its value in `sc`.
+    pub fn all_of(sc: &Scenario) -> [Setting; 21] {
+        [
+            Self::Weights(sc.weights),
+            Self::Optimizer(sc.optimizer),
+            Self::TrainingPrecision(sc.training_precision),
+            Self::Checkpointing {
+                on: sc.checkpointing,
+                selective: sc.selective_checkpointing,
+            },
+            Self::ActivationOffload(sc.activation_offload),
+            Self::Compile(sc.compile),
+            Self::FusedCe(sc.fused_ce),
+            Self::FlashAttention(sc.flash_attention),
+            Self::OptimizerInBackward(sc.optimizer_in_backward),
+            Self::LoraTargets(sc.lora_targets),
+            Self::Split(sc.split),
+            Self::Zero(sc.zero),
+            // A share that follows the card count is not the same choice as a fixed one.
+            if sc.gpu_util_by_count {
+                Self::GpuUtilByCount(sc.gpu_util)
+            } else {
+                Self::GpuUtil(sc.gpu_util)
+            },
+            Self::Kv(sc.kv),
+            Self::MaxBatchedTokens(sc.max_batched_tokens),
+            Self::MaxNumSeqs(sc.max_num_seqs),
+            Self::Context(sc.context),
+            Self::Batch(sc.batch),
+            Self::Ubatch(sc.ubatch),
+            Self::ReduceBucket(sc.reduce_bucket),
+            Self::PrefetchBucket(sc.prefetch_bucket),
+        ]
+    }
+
+    /// Whether both name the same knob (whatever their values).
+    pub fn same_knob(self, other: Setting) -> bool {
+        let util = |s: Setting| matches!(s, Self::GpuUtil(_) | Self::GpuUtilByCount(_));
+        (util(self) && util(other)) || std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+}
+
+/// The knobs the user set: the flags given to `plan`, the rows turned in the planner. Each
+/// wins over the method's default and the framework's preset, and only these survive a
+/// change of either (a value a preset set goes back when the preset goes).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserSet(Vec<Setting>);
+
+impl UserSet {
+    /// Record a value the user chose (replacing what they chose before for that knob).
+    pub fn set(&mut self, setting: Setting) {
+        match self.0.iter_mut().find(|s| s.same_knob(setting)) {
+            Some(s) => *s = setting,
+            None => self.0.push(setting),
+        }
+    }
+
+    /// Forget a choice (the knob follows the defaults again).
+    pub fn unset(&mut self, knob: Setting) {
+        self.0.retain(|s| !s.same_knob(knob));
+    }
+
+    /// The value the user chose for `knob`'s knob, if any.
+    pub fn get(&self, knob: Setting) -> Option<Setting> {
+        self.0.iter().copied().find(|s| s.same_knob(knob))
+    }
+
+    pub fn settings(&self) -> &[Setting] {
+        &self.0
+    }
+
+    /// What a user must have set to arrive at `sc` (a plan file, an applied suggestion):
+    /// every covered knob whose value differs from the default its method and framework give.
+    pub fn implied_by(sc: &Scenario) -> UserSet {
+        let mut defaults = sc.clone();
+        settle(&mut defaults, &UserSet::default());
+        let mut user = UserSet::default();
+        for (now, default) in Setting::all_of(sc).into_iter().zip(Setting::all_of(&defaults)) {
+            if now != default {
+                user.set(now);
+            }
+        }
+        user
+    }
+}
+
+/// Give every covered knob of `sc` the value `plan` gives it: the method's default, then
+/// the framework's preset (which may read the card count), then what the user set. The CLI
+/// and the planner both go through here, so a key sequence and the equivalent flags agree.
+pub fn settle(sc: &mut Scenario, user: &UserSet) {
+    let base = if sc.method.is_training() {
+        Scenario::seed_training(sc.method)
+    } else {
+        Scenario::seed_inference(sc.method.default_weights())
+    };
+    for s in Setting::all_of(&base) {
+        s.apply(sc);
+    }
+    let framework = sc.framework;
+    framework.apply(sc);
+    for s in user.settings() {
+        s.apply(sc);
     }
 }
 

@@ -547,7 +547,9 @@ impl Scenario {
         }
     }
 
-    fn check_combination(&self) -> Result<(), String> {
+    /// Whether the method can use the weight format (training needs 16-bit or wider, QLoRA a
+    /// 4-bit base), with the fix when it cannot.
+    pub fn check_combination(&self) -> Result<(), String> {
         if self.method.is_training() && self.weights.is_gguf() {
             return Err(format!(
                 "{} is a llama.cpp inference format; training needs bf16/fp16/fp32 (or nf4 for QLoRA)",

@@ -21,10 +21,25 @@ pub fn format_gb(bytes: f64) -> String {
     if a >= 1000.0 {
         format!("{} GB", group_thousands(v.round() as i64))
     } else if a >= 100.0 {
-        format!("{v:.1} GB")
+        format!("{} GB", fixed(v, 1))
     } else {
-        format!("{v:.2} GB")
+        format!("{} GB", fixed(v, 2))
     }
+}
+
+/// `v` with `decimals` digits, never "-0.0": a shortfall too small to show reads as one unit
+/// of the last digit short (so a "no" never sits beside a zero), and nothing reads as −0.
+pub fn fixed(v: f64, decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    let mut r = (v * scale).round() / scale;
+    if v < 0.0 && r == 0.0 {
+        r = -1.0 / scale;
+    }
+    if r == 0.0 {
+        // Also turns -0.0 into 0.0.
+        r = 0.0;
+    }
+    format!("{r:.decimals$}")
 }
 
 /// A money amount in whole units with thousands separators: "$11,448".
@@ -64,7 +79,8 @@ pub fn group_thousands(n: i64) -> String {
 /// A limit as people write it: whole numbers without decimals ("16777216"), fractions as
 /// they are ("0.05"), very large ones in powers of ten ("1e15").
 pub fn plain_number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e12 {
+    // Whole numbers up to 2^53 are exact in an f64: written out, never as "1e15" or "….0".
+    if v.fract() == 0.0 && v.abs() <= 9_007_199_254_740_992.0 {
         format!("{v:.0}")
     } else {
         // Debug is the shortest exact form: 0.5, 5e-324, 1e20, NaN.
@@ -75,6 +91,17 @@ pub fn plain_number(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_negative_zero_and_a_shortfall_never_reads_as_zero() {
+        assert_eq!(fixed(-0.0, 1), "0.0");
+        assert_eq!(fixed(0.04, 1), "0.0");
+        assert_eq!(fixed(-0.04, 1), "-0.1");
+        assert_eq!(fixed(-0.0004, 2), "-0.01");
+        assert_eq!(fixed(-3.26, 1), "-3.3");
+        assert_eq!(format_gb(-1e6), "-0.01 GB");
+        assert_eq!(format_gb(-0.0), "0.00 GB");
+    }
 
     #[test]
     fn formats_gb_at_the_seed_precision() {

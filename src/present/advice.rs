@@ -173,6 +173,42 @@ pub fn advice_json(a: &Advice, gpus: &[Gpu]) -> AdviceJson {
 }
 
 /// The advice as the CLI prints it, in the current language.
+/// The longest context the knob's steps can reach (a limit there means the plan does not
+/// depend on it).
+pub fn top_context(sc: &crate::engine::Scenario) -> u64 {
+    let step = crate::engine::advise::context_step(sc);
+    crate::engine::ranges::MAX_CONTEXT / step * step
+}
+
+/// A limit as a reader takes it: the number, "any" at the top of the knob's range, or that
+/// none fits (never a bare "none" inside a sentence).
+pub fn limit_text(v: Option<u64>, top: u64) -> String {
+    match v {
+        None => tr!("advice.none_fits"),
+        Some(n) if n >= top => tr!("advice.any", n = group_thousands(n as i64)),
+        Some(n) => group_thousands(n as i64),
+    }
+}
+
+/// How far a plan that fits stays comfortable (not tight), in a sentence that names only
+/// the limits there are.
+pub fn headroom_text(a: &Advice, what: &str) -> String {
+    match (a.comfortable_context, a.comfortable_batch) {
+        (Some(c), Some(b)) => tr!(
+            "advice.headroom_both",
+            what = what,
+            context = group_thousands(c as i64),
+            batch = b
+        ),
+        (Some(c), None) => tr!(
+            "advice.headroom_context",
+            what = what,
+            context = group_thousands(c as i64)
+        ),
+        _ => tr!("advice.headroom_none", what = what),
+    }
+}
+
 pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model_name: &str) -> String {
     use crate::engine::units::format_gb;
     use std::fmt::Write as _;
@@ -217,14 +253,6 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
             room = room
         )
     );
-    // A limit at the top of the knob's range means the plan does not depend on it.
-    let step = crate::engine::advise::context_step(sc);
-    let top_context = crate::engine::ranges::MAX_CONTEXT / step * step;
-    let limit = |v: Option<u64>, top: u64| match v {
-        None => tr!("advice.none_fits"),
-        Some(n) if n >= top => tr!("advice.any", n = group_thousands(n as i64)),
-        Some(n) => group_thousands(n as i64),
-    };
     let _ = writeln!(
         s,
         "{}",
@@ -235,30 +263,17 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
             context = if a.now.limits.context_at_model_max {
                 format!(
                     "{}{}",
-                    limit(a.max_context, top_context),
+                    limit_text(a.max_context, top_context(sc)),
                     tr!("explain.at_model_max")
                 )
             } else {
-                limit(a.max_context, top_context)
+                limit_text(a.max_context, top_context(sc))
             },
-            max_batch = limit(a.max_batch, crate::engine::ranges::MAX_BATCH)
+            max_batch = limit_text(a.max_batch, crate::engine::ranges::MAX_BATCH)
         )
     );
     if a.now.verdict.is_fit() {
-        let line = match (a.comfortable_context, a.comfortable_batch) {
-            (Some(c), Some(b)) => tr!(
-                "advice.headroom_both",
-                what = what,
-                context = group_thousands(c as i64),
-                batch = b
-            ),
-            (Some(c), None) => tr!(
-                "advice.headroom_context",
-                what = what,
-                context = group_thousands(c as i64)
-            ),
-            _ => tr!("advice.headroom_none", what = what),
-        };
+        let line = headroom_text(a, &what);
         let _ = writeln!(s, "{line}");
         return s;
     }

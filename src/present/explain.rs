@@ -4,8 +4,8 @@ use crate::engine::choice::Choice;
 use crate::engine::fit::{FitOption, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
 use crate::engine::gpu::{Gpu, HOURS_PER_MONTH};
 use crate::engine::plan::Plan;
-use crate::engine::scenario::{Scenario, TightRule};
-use crate::engine::units::{format_gb, format_usd, group_thousands};
+use crate::engine::scenario::{Rent, Scenario, TightRule};
+use crate::engine::units::{format_gb, group_thousands};
 use crate::present::i18n::{formula, label, word};
 use crate::tr;
 
@@ -72,10 +72,17 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
             method = label("method", scenario.method.id(), scenario.method.label()),
             rules = word("rules", scenario.convention.id()),
             per_card = format_gb(option.per_card_bytes),
-            cards = if n > 1 {
-                tr!("explain.on_cards", n = n, one = format_gb(need))
-            } else {
-                String::new()
+            // The plan's own total is the whole plan only when it is drawn for one card.
+            cards = match (n, scenario.cards) {
+                (1, _) => String::new(),
+                (_, 1) => tr!("explain.on_cards", n = n, one = format_gb(need)),
+                (_, drawn) if drawn == n => tr!("explain.on_n_cards", n = n),
+                (_, drawn) => tr!(
+                    "explain.on_cards_drawn",
+                    n = n,
+                    cards = drawn,
+                    per_card = format_gb(need)
+                ),
             }
         ),
         tr!(
@@ -119,8 +126,12 @@ fn verdict_line(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> String {
 }
 
 /// One offer's arithmetic: "provider (kind): price per card × n … for h → $cost".
-fn describe_offer(gpu: &Gpu, n: u32, index: usize, hours: f64, cost: f64, usd_cny: f64) -> String {
+/// The cost is shown in the display currency, to the cent; the rate is named when the
+/// offer's own currency is another.
+fn describe_offer(gpu: &Gpu, n: u32, index: usize, hours: f64, cost: f64, rent: &Rent) -> String {
     let o = &gpu.offers[index];
+    let currency = rent.display_currency.as_str();
+    let symbol = if currency == "CNY" { "¥" } else { "$" };
     let range = o.price_max.map_or(String::new(), |m| format!("–{m}"));
     let discount = o.discount_for(n);
     tr!(
@@ -139,9 +150,9 @@ fn describe_offer(gpu: &Gpu, n: u32, index: usize, hours: f64, cost: f64, usd_cn
             .min_term_days
             .map_or(String::new(), |d| tr!("explain.minimum_days", days = d)),
         hours = group_thousands(hours.round() as i64),
-        cost = format!("{cost:.2}"),
-        rate = if o.currency.eq_ignore_ascii_case("CNY") {
-            tr!("explain.at_rate", rate = usd_cny)
+        cost = format!("{symbol}{:.2}", rent.rates.from_usd(cost, currency)),
+        rate = if !o.currency.eq_ignore_ascii_case(currency) {
+            tr!("explain.at_rate", rate = rent.rates.usd_cny)
         } else {
             String::new()
         }
@@ -153,8 +164,7 @@ fn describe_offer(gpu: &Gpu, n: u32, index: usize, hours: f64, cost: f64, usd_cn
 fn rent_lines(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> Vec<String> {
     let n = option.count;
     let rent = &scenario.rent;
-    let describe =
-        |index: usize, hours: f64, cost: f64| describe_offer(gpu, n, index, hours, cost, rent.rates.usd_cny);
+    let describe = |index: usize, hours: f64, cost: f64| describe_offer(gpu, n, index, hours, cost, rent);
     let mut lines = Vec::new();
     match (option.offer, option.rent_cost_usd) {
         (Some(i), Some(cost)) => lines.push(tr!("explain.rent", offer = describe(i, rent.hours, cost))),
@@ -168,8 +178,8 @@ fn rent_lines(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> Vec<String>
     if let Some(p) = option.price_usd_month {
         lines.push(tr!(
             "explain.per_month",
-            month = format_usd(p),
-            hour = format_usd(p / HOURS_PER_MONTH)
+            month = super::money(p, &rent.rates, &rent.display_currency),
+            hour = super::money(p / HOURS_PER_MONTH, &rent.rates, &rent.display_currency)
         ));
     }
     if let (Some(i), Some(cost)) = (option.spot_offer, option.spot_rent_cost_usd) {
@@ -245,6 +255,19 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         lines.push(tr!(
             "explain.kv_pool_meaning",
             engine = scenario.framework.label()
+        ));
+    }
+    // llama.cpp and Ollama serve their fixed slots, not what the budget could hold.
+    if let Some(c) = option.serving.filter(|_| scenario.framework.is_ggml()) {
+        lines.push(tr!(
+            "explain.slots",
+            runtime = scenario.framework.label(),
+            slots = super::concurrent_sequences(scenario, &c),
+            knob = if scenario.framework == crate::engine::Framework::Ollama {
+                "OLLAMA_NUM_PARALLEL"
+            } else {
+                "n_parallel (-np)"
+            }
         ));
     }
     match (option.roofline, plan.breakdown.decode_bytes_per_token) {

@@ -51,6 +51,38 @@ pub fn money(usd: f64, rates: &Rates, currency: &str) -> String {
     }
 }
 
+/// Sequences served at once. llama.cpp and Ollama start a fixed number of slots (llama.cpp's
+/// n_parallel, Ollama's OLLAMA_NUM_PARALLEL: the plan's batch) and never serve more at once,
+/// whatever memory is left; an engine with a paged pool (vLLM, SGLang) admits as many as its
+/// KV budget holds.
+pub fn concurrent_sequences(sc: &crate::engine::Scenario, c: &crate::engine::serving::Capacity) -> u64 {
+    if sc.framework.is_ggml() {
+        c.max_concurrent_sequences.min(sc.batch)
+    } else {
+        c.max_concurrent_sequences
+    }
+}
+
+/// The "seqs" cell: the count, called slots where the runtime has fixed slots.
+pub fn seqs_text(sc: &crate::engine::Scenario, c: &crate::engine::serving::Capacity) -> String {
+    let n = concurrent_sequences(sc, c);
+    if sc.framework.is_ggml() && n == 1 {
+        crate::tr!("tui.slot_one")
+    } else if sc.framework.is_ggml() {
+        crate::tr!("tui.slots", n = n)
+    } else {
+        n.to_string()
+    }
+}
+
+/// The option a "cheapest" line names: the first fitting one, in ranked order, that has a
+/// price (an option with no offer is never called the cheapest).
+pub fn cheapest_priced(options: &[FitOption]) -> Option<&FitOption> {
+    options
+        .iter()
+        .find(|o| o.verdict.is_fit() && o.price_usd_month.is_some())
+}
+
 /// "$1,590", or why there is none: "pairs only" (B200), "no price".
 pub fn price_text(gpu: &Gpu, o: &FitOption) -> String {
     price_text_in(gpu, o, &Rates::default(), "USD")

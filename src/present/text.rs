@@ -13,6 +13,9 @@ use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario};
 use crate::text::{pad, pad_left};
 use crate::tr;
 
+/// How many of the closest options the table lists when nothing fits.
+const CLOSEST_ROWS: usize = 5;
+
 /// The readable plan: header, breakdown, options.
 pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, all: bool) -> String {
     let mut s = String::new();
@@ -20,6 +23,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
     let _ = writeln!(s);
     let rent = &scenario.rent;
     let table = Table {
+        scenario,
         serving: !scenario.method.is_training(),
         term: (rent.hours - crate::engine::gpu::HOURS_PER_MONTH).abs() > 0.5,
         train: rent.train_tokens.is_some() && scenario.method.is_training(),
@@ -27,15 +31,22 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         currency: rent.display_currency.as_str(),
     };
     table.header(&mut s, rent.hours);
-    // Unless --all: per card only the smallest count that fits.
+    // Unless --all: per card only the smallest count that fits; when nothing fits, the
+    // cards that come closest (ranked options list them first), each marked as a no.
+    let per_card = crate::engine::rank::one_row_per_card(&plan.options);
     let rows: Vec<usize> = if all {
         (0..plan.options.len()).collect()
+    } else if plan.best().is_none() {
+        per_card.into_iter().take(CLOSEST_ROWS).collect()
     } else {
-        crate::engine::rank::one_row_per_card(&plan.options)
+        per_card
             .into_iter()
             .filter(|&i| plan.options[i].verdict.is_fit())
             .collect()
     };
+    if !all && plan.best().is_none() && !rows.is_empty() {
+        let _ = writeln!(s, "  {}", tr!("plan.closest", n = rows.len()));
+    }
     let hidden = plan.options.len() - rows.len();
     for o in rows.iter().map(|&i| &plan.options[i]) {
         table.line(&mut s, gpus, o);
@@ -157,6 +168,7 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
 
 /// What the options table shows, from the scenario.
 struct Table<'a> {
+    scenario: &'a Scenario,
     serving: bool,
     term: bool,
     train: bool,
@@ -237,7 +249,7 @@ impl Table<'_> {
             });
             let seqs = o
                 .serving
-                .map_or("-".into(), |c| c.max_concurrent_sequences.to_string());
+                .map_or("-".into(), |c| super::seqs_text(self.scenario, &c));
             let _ = write!(*s, " {decode:>12} {agg:>10} {} {seqs:>9}", pad_left(&bound, 9));
         }
         if o.count > 1 {
@@ -265,20 +277,25 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         let _ = writeln!(*s, "  {}", tr!("plan.hidden", hidden = hidden));
     }
     let rent = &scenario.rent;
-    match plan.best() {
-        Some(best) => {
-            let option = option_label(gpus, best);
-            let line = match best.price_usd_month {
-                Some(p) => tr!(
-                    "plan.cheapest_at",
-                    option = option,
-                    price = money(p, &rent.rates, &rent.display_currency)
-                ),
-                None => tr!("plan.cheapest", option = option),
-            };
+    match (super::cheapest_priced(&plan.options), plan.best()) {
+        (Some(best), _) => {
+            let line = tr!(
+                "plan.cheapest_at",
+                option = option_label(gpus, best),
+                price = best.price_usd_month.map_or_else(String::new, |p| money(
+                    p,
+                    &rent.rates,
+                    &rent.display_currency
+                ))
+            );
             let _ = writeln!(*s, "\n{line}");
         }
-        None if gpus.len() == 1 => {
+        // Something fits, but nothing that fits has a price to compare.
+        (None, Some(first)) => {
+            let option = option_label(gpus, first);
+            let _ = writeln!(*s, "\n{}", tr!("plan.no_priced_fit", option = option));
+        }
+        (None, None) if gpus.len() == 1 => {
             let first = plan.options.first();
             let option = first.map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o));
             // A card that cannot run the plan at all is not short of memory: say why.
@@ -292,7 +309,7 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             };
             let _ = writeln!(*s, "\n{line}");
         }
-        None => {
+        (None, None) => {
             let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);
             let _ = writeln!(*s, "\n{}", tr!("plan.nothing_fits", most = most));
         }

@@ -24,17 +24,23 @@ fn file_stem(app: &App) -> String {
     ])
 }
 
-/// Save the plan as TOML in the data folder, atomically; the status line says where.
+/// Save the plan as TOML in the data folder, atomically, under a name no earlier save has;
+/// the status line says where.
 fn save(app: &mut App) {
     let Some(dir) = app.data_dir.as_ref().map(|d| d.join("plans")) else {
         app.status = Some(crate::tr!("status.no_data_save"));
         return;
     };
-    let path = dir.join(format!("{}.toml", file_stem(app)));
-    let result = std::fs::create_dir_all(&dir).and_then(|_| app.plan_file().save(&path));
+    let stem = file_stem(app);
+    // Each save is a new file: a second save of the same model and method keeps the first.
+    let result = std::fs::create_dir_all(&dir).and_then(|_| app.plan_file().save_new(&dir, &stem));
     app.status = Some(match result {
-        Ok(()) => crate::tr!("status.saved", path = path.display()),
-        Err(e) => crate::tr!("status.cannot_save", path = path.display(), error = e),
+        Ok(path) => crate::tr!("status.saved", path = path.display()),
+        Err(e) => crate::tr!(
+            "status.cannot_save",
+            path = dir.join(format!("{stem}.toml")).display(),
+            error = e
+        ),
     });
 }
 

@@ -1,6 +1,7 @@
 //! The workload pane's knobs as data: which rows each method shows, their labels, their
 //! value text, and how one step turns them (inside the ranges the CLI and plan files use).
 
+use crate::engine::framework::{Setting, UserSet};
 use crate::engine::rank::SortBy;
 use crate::engine::{Choice, Framework, Method, Scenario, TightRule};
 
@@ -231,6 +232,37 @@ impl Knob {
         )
     }
 
+    /// The value this row holds when it is one a preset or the method gives a default to:
+    /// turning it makes the value the user's (kept when the framework or method changes).
+    pub fn setting(self, sc: &Scenario) -> Option<Setting> {
+        use Setting as S;
+        Some(match self {
+            Knob::Weights => S::Weights(sc.weights),
+            Knob::Kv => S::Kv(sc.kv),
+            Knob::Context => S::Context(sc.context),
+            Knob::Batch => S::Batch(sc.batch),
+            Knob::LoraTargets => S::LoraTargets(sc.lora_targets),
+            Knob::Optimizer => S::Optimizer(sc.optimizer),
+            Knob::Precision => S::TrainingPrecision(sc.training_precision),
+            Knob::Checkpointing => S::Checkpointing {
+                on: sc.checkpointing,
+                selective: sc.selective_checkpointing,
+            },
+            Knob::ActivationOffload => S::ActivationOffload(sc.activation_offload),
+            Knob::Compile => S::Compile(sc.compile),
+            Knob::FlashAttention => S::FlashAttention(sc.flash_attention),
+            Knob::FusedCe => S::FusedCe(sc.fused_ce),
+            Knob::OptimizerInBackward => S::OptimizerInBackward(sc.optimizer_in_backward),
+            Knob::Zero => S::Zero(sc.zero),
+            Knob::Split => S::Split(sc.split),
+            Knob::MaxBatchedTokens => S::MaxBatchedTokens(sc.max_batched_tokens),
+            Knob::MaxNumSeqs => S::MaxNumSeqs(sc.max_num_seqs),
+            Knob::Ubatch => S::Ubatch(sc.ubatch),
+            Knob::GpuUtil => S::GpuUtil(sc.gpu_util),
+            _ => return None,
+        })
+    }
+
     /// Value text of a knob, for the workload pane.
     pub fn value(self, sc: &Scenario, sort_by: SortBy) -> String {
         use crate::present::i18n::label;
@@ -306,8 +338,9 @@ impl Knob {
     }
 
     /// Turn the knob one step up or down (a ranking knob turns `sort_by`); the numbers
-    /// stay in their ranges.
-    pub fn turn(self, sc: &mut Scenario, sort_by: &mut SortBy, up: bool) {
+    /// stay in their ranges. A value a preset or the method covers becomes the user's, and
+    /// the others follow the method and framework (see [`settle`]).
+    pub fn turn(self, sc: &mut Scenario, sort_by: &mut SortBy, user: &mut UserSet, up: bool) {
         match self {
             Knob::Method => next_method(sc, up),
             Knob::Framework => next_framework(sc, up),
@@ -381,7 +414,27 @@ impl Knob {
         }
         // A step never leaves a knob's range (the one the CLI and plan files check).
         sc.clamp_to_ranges();
+        if let Some(chosen) = self.setting(sc) {
+            user.set(chosen);
+        }
+        settle(sc, user);
     }
+}
+
+/// The planner's knobs as `plan` sets them with the user's values as flags
+/// (`framework::settle`, the function the CLI uses). One difference: a weight format the
+/// user chose that the method cannot use (BF16 under QLoRA) waits, and the method's default
+/// stands in until a method that takes it comes back.
+pub fn settle(sc: &mut Scenario, user: &UserSet) {
+    let mut usable = user.clone();
+    if let Some(chosen) = user.get(Setting::Weights(sc.weights)) {
+        let mut trial = sc.clone();
+        chosen.apply(&mut trial);
+        if trial.check_combination().is_err() {
+            usable.unset(chosen);
+        }
+    }
+    crate::engine::framework::settle(sc, &usable);
 }
 
 /// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
@@ -397,30 +450,23 @@ fn cycle<T: Choice>(v: T, up: bool) -> T {
     if up { v.next() } else { v.prev() }
 }
 
-/// The next method; a weight format the new method cannot use falls back to its default.
+/// The next method. A serving engine does not fine-tune (nor a trainer serve): the plan
+/// goes back to the generic rules. The method's defaults (weights, sequence length) come
+/// from `framework::settle`, which the planner runs after every turn.
 fn next_method(sc: &mut Scenario, up: bool) {
-    let before = sc.method;
     sc.method = cycle(sc.method, up);
-    // A serving engine does not fine-tune (nor a trainer serve): back to the generic rules.
     if !sc.framework.supports(sc.method) {
         sc.framework = Framework::Generic;
     }
-    if sc.validate().is_err() {
-        sc.weights = sc.method.default_weights();
-    }
-    // Training plans start at the seed's sequence of 2,048; inference at 8,192.
-    if before.is_training() != sc.method.is_training() {
-        sc.context = if sc.method.is_training() { 2048 } else { 8192 };
-    }
 }
 
-/// The next framework that runs the plan's method; its preset sets the knobs it covers
-/// (every one stays changeable after).
+/// The next framework that runs the plan's method (its preset's values come from
+/// `framework::settle`: only the knobs the user did not set follow it).
 fn next_framework(sc: &mut Scenario, up: bool) {
     let all: Vec<Framework> = Framework::for_method(sc.method).collect();
     let pos = all.iter().position(|f| *f == sc.framework).unwrap_or(0);
     let n = all.len();
-    all[if up { (pos + 1) % n } else { (pos + n - 1) % n }].apply(sc);
+    sc.framework = all[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
 }
 
 /// The next weight format among those valid for the method.
@@ -450,13 +496,14 @@ mod tests {
     fn checkpointing_turns_through_off_on_and_selective() {
         let mut sc = Scenario::seed_training(crate::engine::Method::Full).calibrated();
         let mut sort = SortBy::Price;
+        let mut user = UserSet::default();
         let mode = |sc: &Scenario| (sc.checkpointing, sc.selective_checkpointing);
         assert_eq!(mode(&sc), (true, false));
-        Knob::Checkpointing.turn(&mut sc, &mut sort, true);
+        Knob::Checkpointing.turn(&mut sc, &mut sort, &mut user, true);
         assert_eq!(mode(&sc), (true, true));
-        Knob::Checkpointing.turn(&mut sc, &mut sort, true);
+        Knob::Checkpointing.turn(&mut sc, &mut sort, &mut user, true);
         assert_eq!(mode(&sc), (false, false));
-        Knob::Checkpointing.turn(&mut sc, &mut sort, false);
+        Knob::Checkpointing.turn(&mut sc, &mut sort, &mut user, false);
         assert_eq!(mode(&sc), (true, true));
     }
 }

@@ -10,6 +10,7 @@ use super::action::{Action, Pane};
 pub use super::knobs::*;
 use super::theme::Theme;
 use crate::catalog::Catalog;
+use crate::engine::framework::{Setting, UserSet};
 use crate::engine::rank::SortBy;
 use crate::engine::{
     Breakdown, Convention, FitOption, KvPrecision, Model, Plan, Scenario, SegmentKind, plan,
@@ -68,6 +69,9 @@ struct Fingerprint {
     quit: bool,
 }
 
+/// What `u` goes back to: the scenario, the pin and the user's knobs.
+pub type Undo = (Scenario, Option<(usize, u32)>, UserSet);
+
 /// Work the update asks for that touches files: done by `tui::effects` after the update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
@@ -86,6 +90,10 @@ pub struct App {
     pub filter: String,
     pub filtering: bool,
     pub scenario: Scenario,
+    /// The knobs the user set (turned rows, applied suggestions, a plan file's values that
+    /// differ from its defaults): they stay when the framework or method changes, the rest
+    /// follow it, as `plan` does with the same flags.
+    pub user: UserSet,
     pub plan: Plan,
     /// The same scenario under the other convention, for the explain view's comparison.
     pub other: Breakdown,
@@ -96,8 +104,9 @@ pub struct App {
     pub local: Option<(usize, u32)>,
     /// What other processes use on this machine's cards, for the cards pane's first row.
     pub local_used_bytes: u64,
-    /// The scenario and pin before the last change applied from the to-fit list (`u`).
-    pub undo: Option<(Scenario, Option<(usize, u32)>)>,
+    /// The scenario, pin and user's knobs before the last change applied from the to-fit
+    /// list (`u`).
+    pub undo: Option<Undo>,
     pub focus: Pane,
     pub knob: usize,
     pub segment: usize,
@@ -158,6 +167,7 @@ impl App {
             filter: String::new(),
             filtering: false,
             scenario,
+            user: UserSet::default(),
             plan,
             other,
             advice: None,
@@ -318,9 +328,17 @@ impl App {
         };
         let (scenario, target) = s.change.apply(&self.scenario, advice.target);
         let label = crate::present::advice::label(&s.change, &self.catalog.gpus);
-        self.undo = Some((self.scenario.clone(), self.pinned));
+        self.undo = Some((self.scenario.clone(), self.pinned, self.user.clone()));
         self.overlay = Overlay::None;
+        // What the suggestion changed is now the user's choice.
+        let before = Setting::all_of(&self.scenario);
+        for (old, new) in before.into_iter().zip(Setting::all_of(&scenario)) {
+            if old != new {
+                self.user.set(new);
+            }
+        }
         self.scenario = scenario;
+        settle(&mut self.scenario, &self.user);
         self.recompute();
         self.pin(Some((target.gpu, target.count)));
         self.status = Some(crate::tr!("status.applied", change = label));
@@ -329,8 +347,9 @@ impl App {
     /// `u`: back to the scenario and pin before the last applied change.
     fn undo(&mut self) {
         match self.undo.take() {
-            Some((scenario, pinned)) => {
+            Some((scenario, pinned, user)) => {
                 self.scenario = scenario;
+                self.user = user;
                 self.recompute();
                 self.pin(pinned);
                 self.status = Some(crate::tr!("status.undone"));
@@ -554,7 +573,7 @@ impl App {
 
     /// Change one knob one step and re-plan.
     pub fn change(&mut self, knob: Knob, up: bool) {
-        knob.turn(&mut self.scenario, &mut self.sort_by, up);
+        knob.turn(&mut self.scenario, &mut self.sort_by, &mut self.user, up);
         self.recompute();
     }
 
@@ -566,11 +585,14 @@ impl App {
     /// For tests and scripted states: KV precision by id.
     pub fn set_kv(&mut self, kv: KvPrecision) {
         self.scenario.kv = kv;
+        self.user.set(Setting::Kv(kv));
         self.recompute();
     }
 
-    /// Replace the scenario (from the CLI or a test) and re-plan.
+    /// Replace the scenario (a plan file, a test) and re-plan. Its values that differ from
+    /// what its method and framework give count as the user's.
     pub fn set_scenario(&mut self, scenario: Scenario) {
+        self.user = UserSet::implied_by(&scenario);
         self.scenario = scenario;
         self.recompute();
     }

@@ -27,6 +27,8 @@ struct Columns {
     wide: bool,
     cny: bool,
     hours: f64,
+    /// The seqs column: wider where it counts fixed slots ("4 slots": llama.cpp, Ollama).
+    seqs_width: u16,
 }
 
 impl Columns {
@@ -38,6 +40,11 @@ impl Columns {
             term: (rent.hours - HOURS_PER_MONTH).abs() > 0.5,
             finish: training && rent.train_tokens.is_some(),
             wide: large && width >= 110,
+            seqs_width: if app.scenario.framework.is_ggml() {
+                (crate::text::width(&tr!("tui.slots", n = app.scenario.batch)) as u16).max(5)
+            } else {
+                5
+            },
             cny: rent.display_currency == "CNY",
             hours: rent.hours,
         }
@@ -106,7 +113,7 @@ impl Columns {
         }
         widths.push(Constraint::Length(if self.training { 0 } else { 11 }));
         if !self.training {
-            widths.push(Constraint::Length(5));
+            widths.push(Constraint::Length(self.seqs_width));
         }
         if self.wide {
             widths.extend([
@@ -198,7 +205,7 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
     let mut cells = vec![
         Cell::from(Line::styled(format!("{mark}{word}"), vstyle)),
         Cell::from(crate::present::option_label(&app.catalog.gpus, o)),
-        right(format!("{:.1}", to_gb(o.free_bytes_per_card))),
+        right(crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 1)),
         right(crate::present::price_text_in(
             g,
             o,
@@ -234,10 +241,10 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         _ => String::new(),
     }));
     if !columns.training {
-        cells.push(right(
-            o.serving
-                .map_or(String::new(), |c| c.max_concurrent_sequences.to_string()),
-        ));
+        cells
+            .push(right(o.serving.map_or(String::new(), |c| {
+                crate::present::seqs_text(&app.scenario, &c)
+            })));
     }
     if columns.wide {
         cells.push(right(format!("{:.1}", to_gb(o.per_card_bytes))));

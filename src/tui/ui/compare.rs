@@ -103,7 +103,7 @@ fn side_rows(
                 o.serving.map_or("–".into(), |c| {
                     tr!(
                         "ab.concurrency_value",
-                        seqs = c.max_concurrent_sequences,
+                        seqs = crate::present::concurrent_sequences(sc, &c),
                         tokens = group_thousands(c.kv_capacity_tokens as i64)
                     )
                 }),

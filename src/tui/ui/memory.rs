@@ -121,22 +121,22 @@ fn hint(app: &App, width: usize) -> Line<'static> {
     } else {
         tr!("advice.context_word")
     };
-    let limit = |v: Option<u64>| v.map_or(tr!("tui.none"), |n| group_thousands(n as i64));
     let (lead, pieces, style) = if a.now.verdict.is_fit() {
+        // Only the limits there are: never "batch ≤ none".
+        let at_max = if a.now.limits.context_at_model_max {
+            tr!("tui.model_max")
+        } else {
+            String::new()
+        };
+        let context = a
+            .max_context
+            .map(|n| format!("{what} ≤ {}{at_max}", group_thousands(n as i64)));
+        let batch = a
+            .max_batch
+            .map(|n| tr!("tui.batch_at_most", n = group_thousands(n as i64)));
         (
             tr!("tui.headroom"),
-            vec![
-                format!(
-                    "{what} ≤ {}{}",
-                    limit(a.max_context),
-                    if a.now.limits.context_at_model_max {
-                        tr!("tui.model_max")
-                    } else {
-                        String::new()
-                    }
-                ),
-                tr!("tui.batch_at_most", n = limit(a.max_batch)),
-            ],
+            context.into_iter().chain(batch).collect(),
             t.dim,
         )
     } else if a.suggestions.is_empty() {

@@ -90,7 +90,13 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
             })
             .collect::<Vec<_>>(),
     );
-    let best = match app.plan.best() {
+    // Fewest cards names the first fit; "cheapest" only ever names an option with a price.
+    let pick = if app.sort_by == SortBy::Cards {
+        app.plan.best()
+    } else {
+        crate::present::cheapest_priced(&app.plan.options)
+    };
+    let best = match pick {
         Some(o) => {
             let name = crate::present::option_label(&app.catalog.gpus, o);
             let price = o.price_usd_month.map_or(String::new(), |p| {
@@ -108,6 +114,7 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
                 tr!("tui.best", what = what, option = format!("{name}{price}"))
             )
         }
+        None if app.plan.best().is_some() => format!(" {} ", tr!("tui.no_priced_fit")),
         None => format!(" {} ", tr!("tui.nothing_fits")),
     };
     // The cheapest pick is shown on the right only where it leaves the left part whole.

@@ -7,8 +7,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span, Text};
 
 use super::{popup, popup_scrolled};
-use crate::engine::units::{format_gb, group_thousands};
-use crate::present::advice::{flags, label, note, target_label};
+use crate::engine::units::format_gb;
+use crate::present::advice::{flags, headroom_text, label, limit_text, note, target_label, top_context};
 use crate::present::i18n::word;
 use crate::tr;
 use crate::tui::app::App;
@@ -51,27 +51,19 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
         ),
         t.text.add_modifier(Modifier::BOLD),
     ));
-    let limit = |v: Option<u64>| v.map_or(tr!("tui.none"), |n| group_thousands(n as i64));
+    // The words `vramfit fit` prints: a limit that does not exist is never a bare "none".
     lines.push(Line::styled(
         tr!(
             "tofit.limits",
             what = what.clone(),
             batch = app.scenario.batch,
-            context = limit(a.max_context),
-            max_batch = limit(a.max_batch)
+            context = limit_text(a.max_context, top_context(&app.scenario)),
+            max_batch = limit_text(a.max_batch, crate::engine::ranges::MAX_BATCH)
         ),
         t.text,
     ));
     if a.now.verdict.is_fit() {
-        lines.push(Line::styled(
-            tr!(
-                "tofit.comfortable",
-                what = what,
-                context = limit(a.comfortable_context),
-                batch = limit(a.comfortable_batch)
-            ),
-            t.dim,
-        ));
+        lines.push(Line::styled(headroom_text(a, &what), t.dim));
     } else if a.suggestions.is_empty() {
         lines.push(Line::styled(tr!("tofit.nothing"), t.no));
     } else {
