@@ -35,6 +35,24 @@ impl FakeTools {
         self
     }
 
+    /// A tool whose script is `body` (after `#!/bin/sh`).
+    fn script(self, name: &str, body: &str) -> Self {
+        let path = self.dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self
+    }
+
+    /// `vramfit ARGS`: exit code, stdout, stderr.
+    fn fails(&self, args: &[&str]) -> (Option<i32>, String, String) {
+        let out = self.vramfit().args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
     fn hanging(self, name: &str) -> Self {
         let path = self.dir.join(name);
         std::fs::write(&path, "#!/bin/sh\nexec /bin/sleep 30\n").unwrap();
@@ -192,14 +210,14 @@ fn an_m2_ultra_from_sysctl() {
 fn a_hanging_tool_is_cut_at_the_timeout() {
     let t = FakeTools::new("hang").hanging("nvidia-smi");
     let start = Instant::now();
-    let (gpus, err) = t.detect();
-    assert!(gpus.is_empty());
+    let (code, out, err) = t.fails(&["detect"]);
     assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
-    assert!(err.contains("nvidia-smi did not answer within 1 s"), "{err}");
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(err, "error: nvidia-smi did not answer within 1 s\n");
 }
 
 #[test]
-fn garbage_and_failures_are_ignored_with_a_note() {
+fn garbage_is_ignored_with_a_note_and_a_failing_tool_is_an_error() {
     let t = FakeTools::new("garbage").tool(
         "nvidia-smi",
         "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54",
@@ -208,10 +226,6 @@ fn garbage_and_failures_are_ignored_with_a_note() {
     let (gpus, err) = t.detect();
     assert!(gpus.is_empty());
     assert!(err.contains("ignored a line that is not a card"), "{err}");
-    let t = FakeTools::new("exit9").tool("nvidia-smi", "", 9);
-    let (gpus, err) = t.detect();
-    assert!(gpus.is_empty());
-    assert!(err.contains("nvidia-smi exited with exit status: 9"), "{err}");
     // No tool at all: nothing shown, nothing slow, and plan --here says why it cannot.
     let t = FakeTools::new("none");
     let (gpus, err) = t.detect();
@@ -221,6 +235,138 @@ fn garbage_and_failures_are_ignored_with_a_note() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("no GPU found on this machine"));
+}
+
+/// nvidia-smi that cannot reach the driver exits non-zero with NVML's words: `detect` and
+/// `--here` say the tool failed and what it said (its control characters escaped), exit 2.
+#[test]
+fn a_failing_tool_is_named_with_its_message() {
+    let t = FakeTools::new("nvml").tool(
+        "nvidia-smi",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\x1b]0;owned\x07",
+        9,
+    );
+    let said = "nvidia-smi failed (exit status: 9): NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\\u{1b}]0;owned\\u{7}";
+    for args in [
+        &["detect"][..],
+        &["detect", "--json"],
+        &["plan", "--model", "llama-3.1-8b", "--here"],
+    ] {
+        let (code, out, err) = t.fails(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert_eq!(err, format!("error: {said}\n"), "{args:?}");
+    }
+    // Empty-handed: the status alone.
+    let t = FakeTools::new("exit9").tool("nvidia-smi", "", 9);
+    let (code, _, err) = t.fails(&["detect"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "error: nvidia-smi failed (exit status: 9) without a message\n"
+    );
+}
+
+/// Drivers that print "[N/A]" for memory.used (MIG, some GeForce drivers): the card is
+/// planned with nothing in use, and a note says so.
+#[test]
+fn memory_used_not_available_counts_as_none_with_a_note() {
+    let t = FakeTools::new("na").tool(
+        "nvidia-smi",
+        "0, NVIDIA GeForce RTX 4090, 24564, [N/A], 550.54.15, 00000000:01:00.0",
+        0,
+    );
+    let (gpus, err) = t.detect();
+    assert_eq!(gpus.len(), 1);
+    assert_eq!(gpus[0]["memory_total_bytes"], 24564 * MIB);
+    assert_eq!(gpus[0]["memory_used_bytes"], 0);
+    assert_eq!(
+        err,
+        "note: nvidia-smi reports no memory in use for card 0 (NVIDIA GeForce RTX 4090) ([N/A]); planned as if none were\n"
+    );
+}
+
+/// A tool that exits but leaves a child holding its output (`sleep 30 &`): the read is
+/// bounded by the same timeout as the tool, and what it printed before exiting counts.
+#[test]
+fn a_child_left_holding_the_output_does_not_hold_up_detection() {
+    let t = FakeTools::new("grandchild").script(
+        "nvidia-smi",
+        "echo \"0, NVIDIA GeForce RTX 4090, 24564, 0, 550.1, 0\"\n/bin/sleep 30 &\nexit 0",
+    );
+    let start = Instant::now();
+    let (gpus, err) = t.detect();
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert_eq!(gpus.len(), 1);
+    assert_eq!(gpus[0]["gpu"], "rtx-4090");
+    assert!(
+        err.contains("note: nvidia-smi exited but left a process holding its output"),
+        "{err}"
+    );
+    let start = Instant::now();
+    let (code, _, err) = t.fails(&["plan", "--model", "llama-3.1-8b", "--here", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+}
+
+/// Memory no card has: refused with what the tool said, exit 2, nothing planned.
+#[test]
+fn a_card_reported_with_impossible_memory_is_refused() {
+    let t = FakeTools::new("huge").tool("nvidia-smi", "0, NVIDIA GeForce RTX 4090, 1e300, 0, 550.1, 0", 0);
+    let said = "error: nvidia-smi reports card 0 (NVIDIA GeForce RTX 4090) with 1e300 MiB of memory; a card has between 0.1 and 100000 GB\n";
+    for args in [&["detect"][..], &["plan", "--model", "llama-3.1-405b", "--here"]] {
+        let (code, out, err) = t.fails(args);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (Some(2), "", said),
+            "{args:?}"
+        );
+    }
+    let out = t
+        .vramfit()
+        .env("LANG", "zh_CN.UTF-8")
+        .args(["detect"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "错误：nvidia-smi 报告 card 0 (NVIDIA GeForce RTX 4090) 有 1e300 MiB 显存；一张卡的显存在 0.1 到 100000 GB 之间\n"
+    );
+    let t = FakeTools::new("used-huge").tool(
+        "nvidia-smi",
+        "0, NVIDIA GeForce RTX 4090, 24564, 99999, 550.1, 0",
+        0,
+    );
+    let (code, _, err) = t.fails(&["detect"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "error: nvidia-smi reports card 0 (NVIDIA GeForce RTX 4090) with 99999 MiB in use of 24564 MiB\n"
+    );
+    let rocm = r#"{"card0": {"Card series": "AMD Instinct MI300X", "VRAM Total Memory (B)": "18446744073709551615", "VRAM Total Used Memory (B)": "0"}}"#;
+    let t = FakeTools::new("rocm-huge").tool("rocm-smi", rocm, 0);
+    let (code, out, err) = t.fails(&["plan", "--model", "llama-3.1-405b", "--here"]);
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert_eq!(
+        err,
+        "error: rocm-smi reports card0 (AMD Instinct MI300X) with 18446744073709551615 B of memory; a card has between 0.1 and 100000 GB\n"
+    );
+}
+
+/// `--here` plans 1 to 4,096 cards, as `--cards` does.
+#[test]
+fn more_cards_than_a_plan_takes_is_an_error() {
+    let t = FakeTools::new("5000").tool(
+        "nvidia-smi",
+        &smi_lines(5000, "NVIDIA H100 80GB HBM3", 81559, &[]),
+        0,
+    );
+    let (code, out, err) = t.fails(&["plan", "--model", "llama-3.1-8b", "--here"]);
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert_eq!(
+        err,
+        "error: this machine reports 5000 cards; a plan takes 1 to 4096 cards\n"
+    );
 }
 
 #[test]

@@ -224,7 +224,8 @@ impl App {
     /// Take in what detection found: this machine's cards become a card of the catalog
     /// (their reported memory less what is in use) and the default target.
     pub fn set_local(&mut self, found: &crate::detect::Detection) {
-        let Some(local) = crate::detect::local(found, &self.catalog) else {
+        // Cards a tool misreports are not planned on (the CLI says why: `vramfit detect`).
+        let Ok(Some(local)) = crate::detect::local(found, &self.catalog) else {
             return;
         };
         if let Some((g, _)) = self.local {
