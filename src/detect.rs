@@ -504,8 +504,36 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
     d
 }
 
+/// What a runtime can allocate on a detected card: the reported total less the driver's
+/// reserve, as the catalog counts it (`memory_smi_mib` − `memory_visible_bytes`). A catalog
+/// card uses its own reserve; another card the reserve of the catalog's card of the same
+/// tool nearest in size (CUDA keeps 250–1,050 MiB; ROCm none). Metal's share is already
+/// applied by `parse_sysctl`.
+fn visible_total(g: &DetectedGpu, catalog: &Catalog) -> f64 {
+    let total = g.memory_total_bytes as f64;
+    let reserve = |c: &crate::engine::Gpu| {
+        let smi = c.memory_smi_bytes()?;
+        Some((smi - c.memory_visible_bytes?).max(0.0))
+    };
+    let own = g
+        .gpu
+        .as_deref()
+        .and_then(|id| catalog.gpu_index(id))
+        .map(|i| reserve(&catalog.gpus[i]).unwrap_or(0.0));
+    let nearest = || {
+        catalog
+            .gpus
+            .iter()
+            .filter(|c| c.stack.smi_tool() == g.source)
+            .filter_map(|c| Some((c.memory_smi_bytes()?, reserve(c)?)))
+            .min_by(|a, b| (a.0 - total).abs().total_cmp(&(b.0 - total).abs()))
+            .map_or(0.0, |(_, r)| r)
+    };
+    (total - own.unwrap_or_else(nearest)).max(0.0)
+}
+
 /// This machine's cards as one card kind to plan on: the catalog card they are (bandwidth,
-/// compute, link) with the memory the tools report minus what is in use, or, for names the
+/// compute, link) with the memory the tools report under the catalog's rules, or, for names the
 /// catalog lacks, the memory alone (no bandwidth: no decode ceiling). Mixed cards are planned
 /// as a layer split over their real sizes (capacity adds up: the mean per card).
 pub struct Local {
@@ -536,16 +564,18 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
         ));
     };
     let mixed = d.gpus.iter().any(|g| g.name != first.name);
-    let free: Vec<f64> = d
-        .gpus
-        .iter()
-        .map(|g| g.memory_total_bytes.saturating_sub(g.memory_used_bytes) as f64)
-        .collect();
-    // Equal cards hold what the fullest one has free; mixed ones share their total.
-    let per_card = if mixed {
-        free.iter().sum::<f64>() / f64::from(n)
+    // Each card as the runtime sees it: what it can allocate, and what others hold.
+    let visible: Vec<f64> = d.gpus.iter().map(|g| visible_total(g, catalog)).collect();
+    let used: Vec<f64> = d.gpus.iter().map(|g| g.memory_used_bytes as f64).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / f64::from(n);
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    // Equal cards each hold the same share, so the fullest card sets the pace; mixed cards
+    // split by layer over their real sizes (capacity adds up: the mean per card).
+    let (per_card, in_use) = if mixed {
+        (mean(&visible), mean(&used))
     } else {
-        free.iter().copied().fold(f64::INFINITY, f64::min)
+        (min(&visible), max(&used))
     };
     let matched = (!mixed)
         .then(|| first.gpu.as_deref().and_then(|id| catalog.gpu_index(id)))
@@ -562,7 +592,12 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
             name: names.join(" + "),
             vendor: first.source.into(),
             architecture: "not in catalog".into(),
-            memory_gb: first.memory_total_bytes as f64 / 1e9,
+            // No marketed label: the quick rules count the reported total.
+            memory_gb: if mixed {
+                d.gpus.iter().map(|g| g.memory_total_bytes as f64).sum::<f64>() / f64::from(n) / 1e9
+            } else {
+                first.memory_total_bytes as f64 / 1e9
+            },
             memory_smi_mib: None,
             memory_visible_bytes: None,
             memory_source: None,
@@ -589,16 +624,22 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
             notes: None,
             offers: Vec::new(),
             local: true,
+            in_use_bytes: 0.0,
         },
     };
-    let used: u64 = d.gpus.iter().map(|g| g.memory_used_bytes).sum();
+    let used_total: u64 = d.gpus.iter().map(|g| g.memory_used_bytes).sum();
+    // The catalog's capacity rules, this card's numbers: the runtime can allocate the
+    // reported total less the driver's reserve; the quick rules keep the marketed label.
+    // What other processes hold comes off each card under the runtime's own rule
+    // (`engine::fit::usable_per_card`).
     gpu.memory_visible_bytes = Some(per_card);
-    gpu.memory_gb = per_card / 1e9;
+    gpu.in_use_bytes = in_use;
     gpu.memory_smi_mib = None;
     gpu.memory_source = Some(format!(
-        "reported by {} on this machine, less {:.1} GB in use by other processes",
+        "reported by {} on this machine: {:.2} GB per card the runtime can allocate (the reported total less the driver's reserve), {:.2} GB in use by other processes",
         first.source,
-        used as f64 / 1e9
+        per_card / 1e9,
+        in_use / 1e9
     ));
     // Your own cards: no rental offers.
     gpu.offers.clear();
@@ -607,7 +648,7 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
         gpu,
         count: n,
         mixed,
-        used_bytes: used,
+        used_bytes: used_total,
     }))
 }
 

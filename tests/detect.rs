@@ -122,7 +122,11 @@ fn one_rtx_4090() {
     assert_eq!(v["options"].as_array().unwrap().len(), 1);
     assert_eq!(o["gpu"], "rtx-4090");
     assert_eq!(o["count"], 1);
-    assert_eq!(o["capacity_bytes"], (24564 - 507) * MIB);
+    // The catalog's capacity rules: CUDA can allocate the catalog's 25,254,407,700 B of
+    // this card; vLLM-style serving takes 90 % of that total whatever else is in use (507
+    // MiB leave enough free for it to start).
+    assert_eq!(o["capacity_bytes"], 25_254_407_700u64);
+    assert_eq!(o["usable_bytes"], 22_728_966_930u64);
 }
 
 #[test]
@@ -161,18 +165,145 @@ fn a_busy_a100_counts_what_is_in_use() {
     let (gpus, _) = t.detect();
     assert_eq!(gpus[1]["memory_used_bytes"], 40000 * MIB);
     assert!(gpus.iter().all(|g| g["gpu"] == "a100-sxm"));
+    let plan = |framework: &str| {
+        let out = t
+            .vramfit()
+            .args(["plan", "--model", "llama-3.1-70b", "--here", "--json"])
+            .args(["--framework", framework])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["options"][0].clone()
+    };
+    // Two equal cards hold what the busier one has free: the catalog's CUDA-visible
+    // 84,975,927,951 B each, less 40,000 MiB on the busier card.
+    let o = plan("llama.cpp");
+    let per_card = 84_975_927_951u64 - 40000 * MIB;
+    assert_eq!(o["capacity_bytes"], 2 * 84_975_927_951u64);
+    assert_eq!(o["usable_bytes"], 2 * per_card);
+    assert_eq!(o["verdict"], "no", "140 GB of BF16 weights on 2 × 43 GB free");
+}
+
+fn here_option(t: &FakeTools, extra: &[&str]) -> Value {
     let out = t
         .vramfit()
-        .args(["plan", "--model", "llama-3.1-70b", "--here", "--json"])
+        .args(["plan", "--model", "llama-3.1-8b", "--here", "--json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["options"][0].clone()
+}
+
+/// An H100 with 24,000 of 81,559 MiB in use by another process. vLLM takes
+/// gpu_memory_utilization × the card's TOTAL and refuses to start when less than that is
+/// free (vllm/v1/worker/gpu_worker.py, `init_device`): "no", with the reason. SGLang's
+/// share shrinks by what others hold; llama.cpp and training take what is free.
+#[test]
+fn a_busy_card_under_each_runtime() {
+    let t = FakeTools::new("busy").tool(
+        "nvidia-smi",
+        &smi_lines(1, "NVIDIA H100 80GB HBM3", 81559, &[24000]),
+        0,
+    );
+    // CUDA-visible: 81,559 MiB less the catalog's 477 MiB reserve.
+    let visible = 85_020_639_232u64;
+    let free = visible - 24000 * MIB;
+    assert_eq!(free, 59_854_815_232);
+    let reason = "other processes leave 59.85 GB free per card; the serving engine wants 76.52 GB free to start (gpu_memory_utilization × the card's total)";
+    for framework in ["generic", "vllm"] {
+        let o = here_option(&t, &["--framework", framework]);
+        assert_eq!(o["verdict"], "no", "{framework}");
+        assert_eq!(o["reason"], reason, "{framework}");
+        assert_eq!(o["capacity_bytes"], visible);
+        assert_eq!(o["usable_bytes"], 76_518_575_309u64, "0.9 × the total");
+    }
+    let o = here_option(&t, &["--framework", "sglang"]);
+    assert_eq!(o["verdict"], "fits");
+    assert_eq!(
+        o["usable_bytes"], 49_652_338_524u64,
+        "0.88 × the total − 24,000 MiB"
+    );
+    for extra in [&["--framework", "llama.cpp"][..], &["--method", "lora"]] {
+        let o = here_option(&t, extra);
+        assert_eq!(o["verdict"], "fits", "{extra:?}");
+        assert_eq!(o["usable_bytes"], free, "{extra:?}");
+    }
+    // The text says why, not "fit lists what would make it fit".
+    let out = t
+        .vramfit()
+        .args(["plan", "--model", "llama-3.1-8b", "--here"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("NVIDIA H100 SXM 80GB · here: no — {reason}.")),
+        "{text}"
+    );
+}
+
+/// An idle catalog card found on this machine is judged exactly as the same card from the
+/// catalog: same verdict, same free memory (the driver's reserve counted both ways).
+#[test]
+fn an_idle_detected_card_is_the_catalog_card() {
+    let t = FakeTools::new("idle4090").tool(
+        "nvidia-smi",
+        &smi_lines(1, "NVIDIA GeForce RTX 4090", 24564, &[0]),
+        0,
+    );
+    let here = here_option(&t, &["--context", "38000"]);
+    let out = t
+        .vramfit()
+        .args([
+            "plan",
+            "--model",
+            "llama-3.1-8b",
+            "--gpu",
+            "rtx-4090",
+            "--context",
+            "38000",
+            "--json",
+        ])
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Two equal cards hold what the busier one has free.
-    let per_card = (81920 - 40000) * MIB;
-    assert_eq!(v["options"][0]["capacity_bytes"], 2 * per_card);
-    assert_eq!(
-        v["options"][0]["verdict"], "no",
-        "140 GB of BF16 weights on 2 × 41 GB free"
+    let catalog = v["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["count"] == 1)
+        .unwrap()
+        .clone();
+    for key in [
+        "verdict",
+        "capacity_bytes",
+        "usable_bytes",
+        "free_bytes_per_card",
+        "per_card_bytes",
+    ] {
+        assert_eq!(here[key], catalog[key], "{key}");
+    }
+    assert_eq!(here["verdict"], "no");
+    assert_eq!(here["free_bytes_per_card"], -118_831_649);
+    // `fit` on the catalog card says the same: 0.12 GB short.
+    let out = t
+        .vramfit()
+        .args([
+            "fit",
+            "--model",
+            "llama-3.1-8b",
+            "--gpu",
+            "rtx-4090",
+            "--context",
+            "38000",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("now: no — 22.85 GB needed per card of 22.73 GB usable, 0.12 GB short"),
+        "{text}"
     );
 }
 
@@ -383,5 +514,8 @@ fn an_unknown_card_plans_on_its_memory_without_a_decode_ceiling() {
     let o = &v["options"][0];
     assert_eq!(o["gpu"], "local");
     assert_eq!(o["verdict"], "fits");
+    // The reserve of the catalog's CUDA card nearest in size (RTX A6000, 49,140 MiB:
+    // 600 MiB) off the reported 49,152 MiB.
+    assert_eq!(o["capacity_bytes"], (49152 - 600) * MIB);
     assert!(o["decode_tokens_per_s"].is_null());
 }

@@ -197,7 +197,7 @@ fn fits(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> (bool, bool) {
         return (false, false);
     }
     let need = per_card(model, &sc, count).total();
-    let free = fit::card_capacity(gpu, &sc) * fit::usable_fraction(&sc) - need;
+    let free = fit::usable_per_card(gpu, &sc) - need;
     let n = f64::from(count);
     (
         free >= 0.0,

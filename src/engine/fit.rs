@@ -6,7 +6,7 @@ use super::gpu::{Gpu, HOURS_PER_MONTH, LinkKind};
 use super::model::Model;
 use super::precision::WeightPrecision;
 use super::renting::{Training, training_time};
-use super::scenario::{Convention, Method, Scenario, Split, TightRule};
+use super::scenario::{Convention, Framework, Method, Scenario, Split, TightRule};
 use super::serving::{Capacity, DecodeWork, Link, Roofline, capacity as capacity_of, link_of, roofline};
 
 /// Card counts offered for every card: one card and seed 003's 2/4/8 combos.
@@ -111,6 +111,19 @@ pub fn unsupported_reason(gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<
     if scenario.method == Method::Full && count > 1 && !gpu.link.is_node_wide() {
         return Some(Reason::NeedsFabric);
     }
+    // vLLM refuses to start when less than its share of the total is free (see
+    // [`usable_per_card`]).
+    if gpu.in_use_bytes > 0.0 && takes_share_of_total(scenario) && scenario.framework != Framework::Sglang {
+        let capacity = card_capacity(gpu, scenario);
+        let wanted = capacity * usable_fraction(scenario);
+        let free = (capacity - gpu.in_use_bytes).max(0.0);
+        if free < wanted {
+            return Some(Reason::Busy {
+                free: free as u64,
+                wanted: wanted as u64,
+            });
+        }
+    }
     None
 }
 
@@ -126,6 +139,9 @@ pub enum Reason {
     NeedsCards(u32),
     /// Not enough memory, and no count up to this many cards holds it.
     NoCountFits(u32),
+    /// Other processes hold so much of a card that the serving engine will not start: it
+    /// wants `wanted` bytes free (its share of the card's total), `free` are.
+    Busy { free: u64, wanted: u64 },
 }
 
 impl Reason {
@@ -141,6 +157,11 @@ impl Reason {
             }
             Reason::NeedsCards(n) => format!("needs {n} cards of this kind"),
             Reason::NoCountFits(n) => format!("too big for {n} cards of this kind"),
+            Reason::Busy { free, wanted } => format!(
+                "other processes leave {} free per card; the serving engine wants {} free to start (gpu_memory_utilization × the card's total)",
+                super::units::format_gb(free as f64),
+                super::units::format_gb(wanted as f64)
+            ),
         }
     }
 
@@ -151,6 +172,7 @@ impl Reason {
             Reason::NeedsFabric => "needs NVLink".into(),
             Reason::NeedsCards(n) => format!("needs {n} cards"),
             Reason::NoCountFits(n) => format!("too big for {n}"),
+            Reason::Busy { .. } => "card busy".into(),
         }
     }
 }
@@ -224,10 +246,47 @@ pub fn card_capacity(gpu: &Gpu, scenario: &Scenario) -> f64 {
     }
 }
 
+/// Whether the runtime takes a share of each card's total (a serving engine under the
+/// calibrated rules: vLLM, SGLang, the generic engine modelled on vLLM), rather than
+/// allocating what it needs (llama.cpp and Ollama, training, the quick rules).
+fn takes_share_of_total(scenario: &Scenario) -> bool {
+    scenario.convention == Convention::Calibrated
+        && !scenario.method.is_training()
+        && !scenario.framework.is_ggml()
+}
+
+/// The bytes one card offers the plan: its capacity, less what other processes hold (a
+/// detected card's `in_use_bytes`), under the runtime's own rule:
+/// - vLLM (and the generic serving engine the calibrated rules model on it) takes
+///   `gpu_memory_utilization` × the card's TOTAL memory, busy or not, and refuses to start
+///   when less than that is free (vllm/v1/worker/gpu_worker.py, `Worker.init_device`:
+///   `requested_memory = total_memory * gpu_memory_utilization`, "Free memory on device …
+///   on startup is less than desired GPU memory utilization"; the refusal is
+///   [`Reason::Busy`]);
+/// - SGLang keeps `(1 − mem_fraction_static)` × the total free and takes the rest of what
+///   is free (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py,
+///   `profile_max_num_token`: `rest_memory = available_gpu_memory − total_gpu_memory ×
+///   (1 − mem_fraction_static)`), so what others hold comes out of its share;
+/// - everything else (training, llama.cpp, Ollama, the quick rules) allocates what it
+///   needs from what is free.
+pub fn usable_per_card(gpu: &Gpu, scenario: &Scenario) -> f64 {
+    let capacity = card_capacity(gpu, scenario);
+    let in_use = gpu.in_use_bytes;
+    if !takes_share_of_total(scenario) {
+        return (capacity * usable_fraction(scenario) - in_use).max(0.0);
+    }
+    let share = capacity * usable_fraction(scenario);
+    if scenario.framework == Framework::Sglang {
+        (share - in_use).max(0.0)
+    } else {
+        share
+    }
+}
+
 /// Whether `count` × `gpu` holds a plan needing `need_per_card` on each card (tight counts).
 pub fn holds(gpu: &Gpu, count: u32, scenario: &Scenario, need_per_card: f64) -> bool {
     unsupported_reason(gpu, count, scenario).is_none()
-        && card_capacity(gpu, scenario) * usable_fraction(scenario) - need_per_card >= 0.0
+        && usable_per_card(gpu, scenario) - need_per_card >= 0.0
 }
 
 /// The smallest count among `needs` (card count → need per card) that holds the plan.
@@ -252,7 +311,7 @@ pub fn evaluate(
     let scenario = ctx.scenario;
     let n = f64::from(count);
     let capacity = card_capacity(gpu, scenario);
-    let usable = capacity * usable_fraction(scenario);
+    let usable = usable_per_card(gpu, scenario);
     let free_per_card = usable - need.per_card;
     let free = free_per_card * n;
     let (verdict, reason) = judge(gpu, count, ctx, need.per_card * n, free, cards_needed);

@@ -271,7 +271,18 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
                 .options
                 .first()
                 .map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o));
-            let _ = writeln!(*s, "\n{}", tr!("plan.one_card_short", option = option));
+            // A card that cannot run the plan whatever it is given (busy, no FP8): say why;
+            // `fit`'s advice would not help.
+            let busy = plan.options.first().and_then(|o| {
+                o.reason
+                    .filter(|r| matches!(r, crate::engine::fit::Reason::Busy { .. }))
+                    .map(|r| i18n::formula(&r.text(&gpus[o.gpu])).into_owned())
+            });
+            let line = match busy {
+                Some(reason) => tr!("plan.one_card_no", option = option, reason = reason),
+                None => tr!("plan.one_card_short", option = option),
+            };
+            let _ = writeln!(*s, "\n{line}");
         }
         None => {
             let most = plan.options.iter().map(|o| o.count).max().unwrap_or(1);
