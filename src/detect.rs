@@ -478,6 +478,9 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
                 d.notes.extend(note);
                 parse(&stdout, &mut d);
             }
+            // nvidia-smi on a machine with the driver but no card says so and exits 6:
+            // that is "no GPU", not a failure.
+            ToolRun::Failed(why) if why.ends_with(": No devices were found") => {}
             ToolRun::Failed(why) => d.failures.push(why),
             ToolRun::Missing => {}
         }

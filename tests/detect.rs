@@ -388,6 +388,10 @@ fn a_failing_tool_is_named_with_its_message() {
         assert!(out.is_empty(), "{out}");
         assert_eq!(err, format!("error: {said}\n"), "{args:?}");
     }
+    // A driver without a card: "No devices were found", exit 6, is no GPU, not a failure.
+    let t = FakeTools::new("nodev").tool("nvidia-smi", "No devices were found", 6);
+    let (gpus, err) = t.detect();
+    assert!(gpus.is_empty() && err.is_empty(), "{err}");
     // Empty-handed: the status alone.
     let t = FakeTools::new("exit9").tool("nvidia-smi", "", 9);
     let (code, _, err) = t.fails(&["detect"]);
