@@ -214,6 +214,18 @@ pub fn parse_nvidia_smi(text: &str, d: &mut Detection) {
         let (Some(index), Some(name), Some(total)) =
             (f.first().and_then(|i| i.parse::<u32>().ok()), f.get(1), number(2))
         else {
+            // A card without a memory total (unified-memory parts such as the GB10 print
+            // "[N/A]"): nothing to plan on, and the note says which card.
+            if let (Some(index), Some(name), Some(total)) = (f.first(), f.get(1), f.get(2))
+                && not_available(total)
+            {
+                d.notes.push(format!(
+                    "nvidia-smi reports no memory total for card {} ({}); it is not planned on",
+                    crate::text::clean_prefix(index, 10),
+                    crate::text::clean_prefix(name, 80)
+                ));
+                continue;
+            }
             if line.trim() != "No devices were found" {
                 d.notes.push(format!(
                     "nvidia-smi: ignored a line that is not a card: {:?}",

@@ -421,6 +421,32 @@ fn memory_used_not_available_counts_as_none_with_a_note() {
     );
 }
 
+/// A unified-memory part that reports no memory total: named in a note, not planned on.
+#[test]
+fn memory_total_not_available_is_named_in_a_note() {
+    let t = FakeTools::new("na-total").tool(
+        "nvidia-smi",
+        "0, NVIDIA GB10, [N/A], [N/A], 580.95.05, 0000000F:01:00.0",
+        0,
+    );
+    let (gpus, err) = t.detect();
+    assert!(gpus.is_empty());
+    assert_eq!(
+        err,
+        "note: nvidia-smi reports no memory total for card 0 (NVIDIA GB10); it is not planned on\n"
+    );
+    let out = t
+        .vramfit()
+        .env("LANG", "zh_CN.UTF-8")
+        .arg("detect")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "注：nvidia-smi 没有报告卡 0（NVIDIA GB10）的显存总量；不纳入规划\n"
+    );
+}
+
 /// A tool that exits but leaves a child holding its output (`sleep 30 &`): the read is
 /// bounded by the same timeout as the tool, and what it printed before exiting counts.
 #[test]
