@@ -208,6 +208,12 @@ fn parse_csi(buf: &[u8]) -> Step {
     // X10 mouse (`CSI M` and three bytes): the planner asks for SGR reports, but a
     // terminal without them sends these.
     if last == b'M' && params.is_empty() {
+        // Its bytes are each 32 or more: a control byte among them (Ctrl-C, ESC) ends the
+        // report unfinished and counts on its own.
+        let tail = &buf[n..buf.len().min(n + 3)];
+        if tail.iter().any(|b| *b < 0x20) {
+            return Step::Done(n, None);
+        }
         return match buf.get(n..n + 3) {
             Some(b) => Step::Done(n + 3, x10_mouse(b)),
             None => Step::Incomplete,
