@@ -5,6 +5,7 @@
 
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -35,107 +36,268 @@ pub struct DetectedGpu {
 pub struct Detection {
     pub gpus: Vec<DetectedGpu>,
     pub notes: Vec<String>,
+    /// Cards reported with numbers no real card has (1e300 MiB, a total of 2^64 − 1 B):
+    /// the tool is wrong, so nothing it said is planned on.
+    pub refused: Vec<String>,
+    /// Tools that are installed but failed (NVML cannot reach the driver, a hang), while no
+    /// tool found a card: "no GPU" would hide why.
+    pub failures: Vec<String>,
 }
 
-/// Run `program args` with a timeout; its stdout, or why not (`None` when the tool is not
-/// installed: that is no news worth a note).
-fn run_tool(program: &str, args: &[&str], timeout: Duration) -> Option<Result<String, String>> {
+impl Detection {
+    /// Why this machine's cards cannot be planned on, when they cannot.
+    pub fn error(&self) -> Option<String> {
+        if !self.refused.is_empty() {
+            Some(self.refused.join("; "))
+        } else if self.gpus.is_empty() && !self.failures.is_empty() {
+            Some(self.failures.join("; "))
+        } else {
+            None
+        }
+    }
+}
+
+/// A card's memory as a tool reports it, checked against the catalog's range for a card
+/// (`memory_visible_bytes`: 0.1 GB to 100 TB); `total_text` and `unit` echo what it said.
+fn card_memory(source: &str, card: &str, total: f64, total_text: &str, unit: &str) -> Result<u64, String> {
+    let (lo, hi) = (
+        crate::engine::ranges::MIN_CARD_BYTES,
+        crate::engine::ranges::MAX_CARD_BYTES,
+    );
+    if total.is_finite() && (lo..=hi).contains(&total) {
+        // In range, so the conversion is exact enough and cannot saturate.
+        Ok(total as u64)
+    } else {
+        Err(format!(
+            "{source} reports {card} with {} {unit}; a card has between {} and {} GB",
+            crate::text::clean_prefix(total_text, 40),
+            crate::engine::units::plain_number(lo / 1e9),
+            crate::engine::units::plain_number(hi / 1e9),
+        ))
+    }
+}
+
+/// A value some drivers print where they do not know it ("[N/A]", "[Not Supported]").
+fn not_available(field: &str) -> bool {
+    let f = field.trim_matches(|c| c == '[' || c == ']').to_ascii_lowercase();
+    f == "n/a" || f == "not supported" || f == "unknown error"
+}
+
+/// What one vendor tool gave.
+enum ToolRun {
+    /// Not installed: no news worth a note.
+    Missing,
+    /// It ran and failed: hung, exited with an error, could not start. Why, in words.
+    Failed(String),
+    /// It exited successfully; its standard output, and a note when something was odd.
+    Answered { stdout: String, note: Option<String> },
+}
+
+/// The most a tool may print before the rest is ignored.
+const OUTPUT_CAP: usize = 1 << 20;
+
+/// Read `pipe` on a thread, chunk by chunk: the caller takes what arrives until its own
+/// deadline, so a pipe held open by someone else (a process the tool left behind) never
+/// blocks it. The thread ends when the pipe closes or the caller stops listening.
+fn stream<R: Read + Send + 'static>(mut pipe: R) -> Receiver<Vec<u8>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        let mut total = 0;
+        while total < OUTPUT_CAP {
+            match pipe.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    total += n;
+                    if tx.send(buf[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+    });
+    rx
+}
+
+/// Everything `rx` delivers until its writer closes (true) or `deadline` passes (false).
+fn drain(rx: &Receiver<Vec<u8>>, out: &mut Vec<u8>, deadline: Instant) -> bool {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(chunk) => {
+                let room = OUTPUT_CAP.saturating_sub(out.len());
+                out.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Err(RecvTimeoutError::Disconnected) => return true,
+            Err(RecvTimeoutError::Timeout) => return false,
+        }
+    }
+}
+
+/// Run `program args`; `timeout` bounds the whole run, the reading of its output included.
+fn run_tool(program: &str, args: &[&str], timeout: Duration) -> ToolRun {
+    let start = Instant::now();
     let mut child = match Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
     {
         Ok(c) => c,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => return Some(Err(format!("{program}: {e}"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ToolRun::Missing,
+        Err(e) => return ToolRun::Failed(format!("{program}: {e}")),
     };
-    // Read on a thread, so a tool that writes a lot cannot block on a full pipe.
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = stdout.by_ref().take(1 << 20).read_to_end(&mut out);
-        out
-    });
-    let start = Instant::now();
+    // Read on threads, so a tool that writes a lot cannot block on a full pipe.
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return ToolRun::Failed(format!("{program}: no output pipe"));
+    };
+    let (out_rx, err_rx) = (stream(stdout), stream(stderr));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let deadline = start + timeout;
     let status = loop {
+        // Take output as it comes: a tool that fills its pipe must not stall.
+        drain(&out_rx, &mut out, Instant::now());
+        drain(&err_rx, &mut err, Instant::now());
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() >= timeout => {
+            Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Some(Err(format!(
+                return ToolRun::Failed(format!(
                     "{program} did not answer within {} s",
                     timeout.as_secs_f64()
-                )));
+                ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Some(Err(format!("{program}: {e}"))),
+            Err(e) => return ToolRun::Failed(format!("{program}: {e}")),
         }
     };
-    let out = reader.join().unwrap_or_default();
+    // The tool has exited; what it wrote is in the pipes. A process it left behind may
+    // hold them open (`sleep 30 &`): read until they close or the time is up, with a
+    // moment's grace for a tool that exited just before the deadline.
+    let until = deadline.max(Instant::now() + Duration::from_millis(200));
+    let closed = drain(&out_rx, &mut out, until) & drain(&err_rx, &mut err, until);
+    let text = String::from_utf8_lossy(&out).into_owned();
     if !status.success() {
-        return Some(Err(format!("{program} exited with {status}")));
+        let said = format!("{} {}", text.trim(), String::from_utf8_lossy(&err).trim());
+        let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+        return ToolRun::Failed(if said.is_empty() {
+            format!("{program} failed ({status}) without a message")
+        } else {
+            format!(
+                "{program} failed ({status}): {}",
+                crate::text::clean_prefix(&said, 200)
+            )
+        });
     }
-    Some(Ok(String::from_utf8_lossy(&out).into_owned()))
+    let note = (!closed).then(|| {
+        format!("{program} exited but left a process holding its output; read what it wrote before it exited")
+    });
+    ToolRun::Answered { stdout: text, note }
 }
 
 /// `nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version,pci.bus_id
 /// --format=csv,noheader,nounits`: one line per card, MiB.
-pub fn parse_nvidia_smi(text: &str, notes: &mut Vec<String>) -> Vec<DetectedGpu> {
-    let mut gpus = Vec::new();
+pub fn parse_nvidia_smi(text: &str, d: &mut Detection) {
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        let parsed = (|| {
-            let index = f.first()?.parse::<u32>().ok()?;
-            let name = crate::text::clean_prefix(f.get(1)?, 80);
-            let total = f
-                .get(2)?
-                .parse::<f64>()
-                .ok()
-                .filter(|v| *v > 0.0 && v.is_finite())?;
-            let used = f
-                .get(3)?
-                .parse::<f64>()
-                .ok()
-                .filter(|v| *v >= 0.0 && v.is_finite())?;
-            Some(DetectedGpu {
-                index,
-                name,
-                memory_total_bytes: (total * MIB) as u64,
-                memory_used_bytes: (used.min(total) * MIB) as u64,
-                driver: f.get(4).map(|d| crate::text::clean_prefix(d, 40)),
-                gpu: None,
-                source: "nvidia-smi",
-            })
-        })();
-        match parsed {
-            Some(g) => gpus.push(g),
-            None => notes.push(format!(
-                "nvidia-smi: ignored a line that is not a card: {:?}",
-                crate::text::clean_prefix(line, 60)
-            )),
-        }
+        let number = |i: usize| {
+            f.get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| !v.is_nan() && *v >= 0.0)
+        };
+        let (Some(index), Some(name), Some(total)) =
+            (f.first().and_then(|i| i.parse::<u32>().ok()), f.get(1), number(2))
+        else {
+            // A card without a memory total (unified-memory parts such as the GB10 print
+            // "[N/A]"): nothing to plan on, and the note says which card.
+            if let (Some(index), Some(name), Some(total)) = (f.first(), f.get(1), f.get(2))
+                && not_available(total)
+            {
+                d.notes.push(format!(
+                    "nvidia-smi reports no memory total for card {} ({}); it is not planned on",
+                    crate::text::clean_prefix(index, 10),
+                    crate::text::clean_prefix(name, 80)
+                ));
+                continue;
+            }
+            if line.trim() != "No devices were found" {
+                d.notes.push(format!(
+                    "nvidia-smi: ignored a line that is not a card: {:?}",
+                    crate::text::clean_prefix(line, 60)
+                ));
+            }
+            continue;
+        };
+        let name = crate::text::clean_prefix(name, 80);
+        let card = format!("card {index} ({name})");
+        let total = match card_memory("nvidia-smi", &card, total * MIB, f[2], "MiB of memory") {
+            Ok(t) => t,
+            Err(e) => {
+                d.refused.push(e);
+                continue;
+            }
+        };
+        let used_field = f.get(3).copied().unwrap_or("");
+        let used = match number(3) {
+            Some(u) if u * MIB <= total as f64 => (u * MIB) as u64,
+            Some(_) => {
+                d.refused.push(format!(
+                    "nvidia-smi reports {card} with {} MiB in use of {} MiB",
+                    crate::text::clean_prefix(used_field, 40),
+                    f[2]
+                ));
+                continue;
+            }
+            // Some drivers (and MIG set-ups) do not say what is in use: plan as if
+            // nothing else held memory, and say so.
+            None if not_available(used_field) => {
+                d.notes.push(format!(
+                    "nvidia-smi reports no memory in use for {card} ({}); planned as if none were",
+                    crate::text::clean_prefix(used_field, 20)
+                ));
+                0
+            }
+            None => {
+                d.notes.push(format!(
+                    "nvidia-smi: ignored a line that is not a card: {:?}",
+                    crate::text::clean_prefix(line, 60)
+                ));
+                continue;
+            }
+        };
+        d.gpus.push(DetectedGpu {
+            index,
+            name,
+            memory_total_bytes: total,
+            memory_used_bytes: used,
+            driver: f.get(4).map(|v| crate::text::clean_prefix(v, 40)),
+            gpu: None,
+            source: "nvidia-smi",
+        });
     }
-    gpus
 }
 
 /// `rocm-smi --showproductname --showmeminfo vram --json`: an object per card.
-pub fn parse_rocm_smi(text: &str, notes: &mut Vec<String>) -> Vec<DetectedGpu> {
+pub fn parse_rocm_smi(text: &str, d: &mut Detection) {
     let Ok(serde_json::Value::Object(cards)) = serde_json::from_str::<serde_json::Value>(text) else {
-        notes.push("rocm-smi: output is not the JSON it should be; ignored".into());
-        return Vec::new();
+        d.notes
+            .push("rocm-smi: output is not the JSON it should be; ignored".into());
+        return;
     };
-    let mut gpus = Vec::new();
     for (key, card) in cards.iter().filter(|(k, _)| k.starts_with("card")) {
+        let key = crate::text::clean_prefix(key, 20);
         let field = |names: &[&str]| {
             names
                 .iter()
                 .find_map(|n| card.get(*n).and_then(|v| v.as_str()))
-                .map(str::to_string)
+                .map(|v| v.trim().to_string())
         };
-        let number = |names: &[&str]| field(names).and_then(|v| v.trim().parse::<u64>().ok());
         let name = field(&[
             "Card Series",
             "Card series",
@@ -143,46 +305,84 @@ pub fn parse_rocm_smi(text: &str, notes: &mut Vec<String>) -> Vec<DetectedGpu> {
             "Card SKU",
             "Card model",
         ]);
-        let total = number(&["VRAM Total Memory (B)"]).filter(|t| *t > 0);
-        match (name, total) {
-            (Some(name), Some(total)) => gpus.push(DetectedGpu {
-                index: key
-                    .trim_start_matches("card")
-                    .parse()
-                    .unwrap_or(gpus.len() as u32),
-                name: crate::text::clean_prefix(&name, 80),
-                memory_total_bytes: total,
-                memory_used_bytes: number(&["VRAM Total Used Memory (B)"]).unwrap_or(0).min(total),
-                driver: None,
-                gpu: None,
-                source: "rocm-smi",
-            }),
-            _ => notes.push(format!("rocm-smi: {key} has no name or VRAM total; ignored")),
-        }
+        let total_text = field(&["VRAM Total Memory (B)"]);
+        let total = total_text.as_deref().and_then(|t| t.parse::<u64>().ok());
+        let (Some(name), Some(total), Some(total_text)) = (name, total, total_text) else {
+            d.notes
+                .push(format!("rocm-smi: {key} has no name or VRAM total; ignored"));
+            continue;
+        };
+        let name = crate::text::clean_prefix(&name, 80);
+        let card = format!("{key} ({name})");
+        let total = match card_memory("rocm-smi", &card, total as f64, &total_text, "B of memory") {
+            Ok(t) => t,
+            Err(e) => {
+                d.refused.push(e);
+                continue;
+            }
+        };
+        let used_text = field(&["VRAM Total Used Memory (B)"]);
+        let used = match used_text.as_deref().map(|u| u.parse::<u64>()) {
+            Some(Ok(u)) if u <= total => u,
+            Some(Ok(_)) => {
+                d.refused.push(format!(
+                    "rocm-smi reports {card} with {} B in use of {total} B",
+                    crate::text::clean_prefix(used_text.as_deref().unwrap_or(""), 40)
+                ));
+                continue;
+            }
+            _ => {
+                d.notes.push(format!(
+                    "rocm-smi reports no memory in use for {card}; planned as if none were"
+                ));
+                0
+            }
+        };
+        d.gpus.push(DetectedGpu {
+            index: key
+                .trim_start_matches("card")
+                .parse()
+                .unwrap_or(d.gpus.len() as u32),
+            name,
+            memory_total_bytes: total,
+            memory_used_bytes: used,
+            driver: None,
+            gpu: None,
+            source: "rocm-smi",
+        });
     }
-    gpus
 }
 
 /// `sysctl -n hw.memsize machdep.cpu.brand_string`: an Apple machine's unified memory and
 /// chip. The GPU may use what Metal recommends: 2/3 of the memory up to 32 GB, 3/4 above.
-pub fn parse_sysctl(text: &str) -> Option<DetectedGpu> {
+pub fn parse_sysctl(text: &str, d: &mut Detection) {
     let mut lines = text.lines().map(str::trim);
-    let memsize: u64 = lines.next()?.parse().ok().filter(|m| *m > 0)?;
-    let brand = lines.next().filter(|b| b.starts_with("Apple"))?;
+    let (Some(memsize_text), Some(brand)) = (lines.next(), lines.next()) else {
+        return;
+    };
+    let (Some(memsize), true) = (memsize_text.parse::<u64>().ok(), brand.starts_with("Apple")) else {
+        return;
+    };
     let share = if memsize as f64 <= 32.0 * 1_073_741_824.0 {
         2.0 / 3.0
     } else {
         0.75
     };
-    Some(DetectedGpu {
-        index: 0,
-        name: crate::text::clean_prefix(brand, 60),
-        memory_total_bytes: (memsize as f64 * share) as u64,
-        memory_used_bytes: 0,
-        driver: None,
-        gpu: None,
-        source: "sysctl",
-    })
+    let name = crate::text::clean_prefix(brand, 60);
+    let card = format!("the {name}");
+    let unit = "B of unified memory (Metal's share)";
+    match card_memory("sysctl", &card, memsize as f64 * share, memsize_text, unit) {
+        Ok(total) => d.gpus.push(DetectedGpu {
+            index: 0,
+            name,
+            memory_total_bytes: total,
+            memory_used_bytes: 0,
+            driver: None,
+            gpu: None,
+            source: "sysctl",
+        }),
+        Err(e) => d.refused.push(e),
+    }
 }
 
 /// The catalog card a reported name is, by the words that tell the cards apart (most
@@ -269,6 +469,9 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
     catalog.gpu_index(id).map(|_| id.to_string())
 }
 
+/// Reads one tool's output into a detection.
+type Parser = fn(&str, &mut Detection);
+
 /// Ask every vendor tool on this machine, each within `timeout`.
 pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
     let mut d = Detection::default();
@@ -276,29 +479,39 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
         "--query-gpu=index,name,memory.total,memory.used,driver_version,pci.bus_id",
         "--format=csv,noheader,nounits",
     ];
-    match run_tool("nvidia-smi", &nvidia, timeout) {
-        Some(Ok(text)) => d.gpus.extend(parse_nvidia_smi(&text, &mut d.notes)),
-        Some(Err(e)) => d.notes.push(e),
-        None => {}
-    }
-    match run_tool(
-        "rocm-smi",
-        &["--showproductname", "--showmeminfo", "vram", "--json"],
-        timeout,
-    ) {
-        Some(Ok(text)) => d.gpus.extend(parse_rocm_smi(&text, &mut d.notes)),
-        Some(Err(e)) => d.notes.push(e),
-        None => {}
+    let rocm = ["--showproductname", "--showmeminfo", "vram", "--json"];
+    let tools: [(&str, &[&str], Parser); 2] = [
+        ("nvidia-smi", &nvidia, parse_nvidia_smi),
+        ("rocm-smi", &rocm, parse_rocm_smi),
+    ];
+    for (program, args, parse) in tools {
+        match run_tool(program, args, timeout) {
+            ToolRun::Answered { stdout, note } => {
+                d.notes.extend(note);
+                parse(&stdout, &mut d);
+            }
+            // nvidia-smi on a machine with the driver but no card says so and exits 6:
+            // that is "no GPU", not a failure.
+            ToolRun::Failed(why) if why.ends_with(": No devices were found") => {}
+            ToolRun::Failed(why) => d.failures.push(why),
+            ToolRun::Missing => {}
+        }
     }
     // Only Apple machines answer these keys; elsewhere sysctl fails, which is no news.
     if d.gpus.is_empty()
-        && let Some(Ok(text)) = run_tool(
+        && d.refused.is_empty()
+        && let ToolRun::Answered { stdout, .. } = run_tool(
             "sysctl",
             &["-n", "hw.memsize", "machdep.cpu.brand_string"],
             timeout,
         )
     {
-        d.gpus.extend(parse_sysctl(&text));
+        parse_sysctl(&stdout, &mut d);
+    }
+    // A tool that failed beside one that found cards is worth a note, not an error.
+    if !d.gpus.is_empty() {
+        let failures = std::mem::take(&mut d.failures);
+        d.notes.extend(failures);
     }
     for g in &mut d.gpus {
         g.gpu = match_card(&g.name, g.memory_total_bytes, catalog);
@@ -306,8 +519,36 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
     d
 }
 
+/// What a runtime can allocate on a detected card: the reported total less the driver's
+/// reserve, as the catalog counts it (`memory_smi_mib` − `memory_visible_bytes`). A catalog
+/// card uses its own reserve; another card the reserve of the catalog's card of the same
+/// tool nearest in size (CUDA keeps 250–1,050 MiB; ROCm none). Metal's share is already
+/// applied by `parse_sysctl`.
+fn visible_total(g: &DetectedGpu, catalog: &Catalog) -> f64 {
+    let total = g.memory_total_bytes as f64;
+    let reserve = |c: &crate::engine::Gpu| {
+        let smi = c.memory_smi_bytes()?;
+        Some((smi - c.memory_visible_bytes?).max(0.0))
+    };
+    let own = g
+        .gpu
+        .as_deref()
+        .and_then(|id| catalog.gpu_index(id))
+        .map(|i| reserve(&catalog.gpus[i]).unwrap_or(0.0));
+    let nearest = || {
+        catalog
+            .gpus
+            .iter()
+            .filter(|c| c.stack.smi_tool() == g.source)
+            .filter_map(|c| Some((c.memory_smi_bytes()?, reserve(c)?)))
+            .min_by(|a, b| (a.0 - total).abs().total_cmp(&(b.0 - total).abs()))
+            .map_or(0.0, |(_, r)| r)
+    };
+    (total - own.unwrap_or_else(nearest)).max(0.0)
+}
+
 /// This machine's cards as one card kind to plan on: the catalog card they are (bandwidth,
-/// compute, link) with the memory the tools report minus what is in use, or, for names the
+/// compute, link) with the memory the tools report under the catalog's rules, or, for names the
 /// catalog lacks, the memory alone (no bandwidth: no decode ceiling). Mixed cards are planned
 /// as a layer split over their real sizes (capacity adds up: the mean per card).
 pub struct Local {
@@ -318,20 +559,38 @@ pub struct Local {
     pub used_bytes: u64,
 }
 
-pub fn local(d: &Detection, catalog: &Catalog) -> Option<Local> {
-    let first = d.gpus.first()?;
-    let n = d.gpus.len() as u32;
+/// This machine's cards to plan on: none when no card was found, an error when a tool
+/// failed, reported a card no real card is, or more cards than a plan takes.
+pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> {
+    if let Some(e) = d.error() {
+        return Err(e);
+    }
+    let Some(first) = d.gpus.first() else {
+        return Ok(None);
+    };
+    let Some(n) = u32::try_from(d.gpus.len())
+        .ok()
+        .filter(|n| *n <= crate::engine::ranges::MAX_CARDS)
+    else {
+        return Err(format!(
+            "this machine reports {} cards; a plan takes 1 to {} cards",
+            d.gpus.len(),
+            crate::engine::ranges::MAX_CARDS
+        ));
+    };
     let mixed = d.gpus.iter().any(|g| g.name != first.name);
-    let free: Vec<f64> = d
-        .gpus
-        .iter()
-        .map(|g| g.memory_total_bytes.saturating_sub(g.memory_used_bytes) as f64)
-        .collect();
-    // Equal cards hold what the fullest one has free; mixed ones share their total.
-    let per_card = if mixed {
-        free.iter().sum::<f64>() / f64::from(n)
+    // Each card as the runtime sees it: what it can allocate, and what others hold.
+    let visible: Vec<f64> = d.gpus.iter().map(|g| visible_total(g, catalog)).collect();
+    let used: Vec<f64> = d.gpus.iter().map(|g| g.memory_used_bytes as f64).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / f64::from(n);
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    // Equal cards each hold the same share, so the fullest card sets the pace; mixed cards
+    // split by layer over their real sizes (capacity adds up: the mean per card).
+    let (per_card, in_use) = if mixed {
+        (mean(&visible), mean(&used))
     } else {
-        free.iter().copied().fold(f64::INFINITY, f64::min)
+        (min(&visible), max(&used))
     };
     let matched = (!mixed)
         .then(|| first.gpu.as_deref().and_then(|id| catalog.gpu_index(id)))
@@ -348,7 +607,12 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Option<Local> {
             name: names.join(" + "),
             vendor: first.source.into(),
             architecture: "not in catalog".into(),
-            memory_gb: first.memory_total_bytes as f64 / 1e9,
+            // No marketed label: the quick rules count the reported total.
+            memory_gb: if mixed {
+                d.gpus.iter().map(|g| g.memory_total_bytes as f64).sum::<f64>() / f64::from(n) / 1e9
+            } else {
+                first.memory_total_bytes as f64 / 1e9
+            },
             memory_smi_mib: None,
             memory_visible_bytes: None,
             memory_source: None,
@@ -375,26 +639,32 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Option<Local> {
             notes: None,
             offers: Vec::new(),
             local: true,
+            in_use_bytes: 0.0,
         },
     };
-    let used: u64 = d.gpus.iter().map(|g| g.memory_used_bytes).sum();
+    let used_total: u64 = d.gpus.iter().map(|g| g.memory_used_bytes).sum();
+    // The catalog's capacity rules, this card's numbers: the runtime can allocate the
+    // reported total less the driver's reserve; the quick rules keep the marketed label.
+    // What other processes hold comes off each card under the runtime's own rule
+    // (`engine::judge::usable_per_card`).
     gpu.memory_visible_bytes = Some(per_card);
-    gpu.memory_gb = per_card / 1e9;
+    gpu.in_use_bytes = in_use;
     gpu.memory_smi_mib = None;
     gpu.memory_source = Some(format!(
-        "reported by {} on this machine, less {:.1} GB in use by other processes",
+        "reported by {} on this machine: {:.2} GB per card the runtime can allocate (the reported total less the driver's reserve), {:.2} GB in use by other processes",
         first.source,
-        used as f64 / 1e9
+        per_card / 1e9,
+        in_use / 1e9
     ));
     // Your own cards: no rental offers.
     gpu.offers.clear();
     gpu.local = true;
-    Some(Local {
+    Ok(Some(Local {
         gpu,
         count: n,
         mixed,
-        used_bytes: used,
-    })
+        used_bytes: used_total,
+    }))
 }
 
 #[cfg(test)]
@@ -428,16 +698,19 @@ mod tests {
 
     #[test]
     fn garbage_lines_are_ignored_with_a_note() {
-        let mut notes = Vec::new();
-        let g = parse_nvidia_smi(
+        let mut d = Detection::default();
+        parse_nvidia_smi(
             "0, NVIDIA GeForce RTX 4090, 24564, 507, 550.163.01, 00000000:01:00.0\nNo devices were found\n1, x, -5, 0, y, z\n",
-            &mut notes,
+            &mut d,
         );
+        let g = &d.gpus;
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].memory_total_bytes, 24564 * 1_048_576);
         assert_eq!(g[0].memory_used_bytes, 507 * 1_048_576);
-        assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(parse_rocm_smi("not json", &mut notes).is_empty());
-        assert!(parse_sysctl("garbage\n").is_none());
+        assert_eq!(d.notes.len(), 1, "{:?}", d.notes);
+        parse_rocm_smi("not json", &mut d);
+        parse_sysctl("garbage\n", &mut d);
+        assert_eq!((d.gpus.len(), d.notes.len()), (1, 2), "{:?}", d.notes);
+        assert!(d.refused.is_empty() && d.error().is_none());
     }
 }

@@ -660,3 +660,55 @@ fn compile_recomputes_pointwise_ops() {
         formula("off")
     );
 }
+
+/// At the knobs' edges (16M tokens × a batch of 1M) a plan needs more than 2^64 bytes: the
+/// JSON carries the true figure the text shows (27,507,310,991 GB), not a saturated u64
+/// (18446744073709551615) or i64 (−9223372036854775808).
+#[test]
+fn json_bytes_past_u64_are_the_true_values() {
+    let args = [
+        "--model",
+        "llama-3.1-8b",
+        "--method",
+        "qlora",
+        "--gpu",
+        "a100-vgpu-1-20",
+        "--context",
+        "16777216",
+        "--batch",
+        "1048576",
+    ];
+    let run = |cmd: &str, json: bool| {
+        let mut c = vramfit();
+        c.arg(cmd).args(args);
+        if json {
+            c.arg("--json");
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run("plan", false);
+    assert!(text.contains("  total        27,507,310,991 GB"), "{text}");
+    let plan = run("plan", true);
+    assert!(plan.contains("\"total_bytes\": 27507310990900903936,"), "{plan}");
+    assert!(
+        plan.contains("\"free_bytes_per_card\": -27507310981368594432,"),
+        "{plan}"
+    );
+    let fit = run("fit", true);
+    assert!(
+        fit.contains("\"free_bytes_per_card\": -27507310987142807552"),
+        "{fit}"
+    );
+    for out in [&plan, &fit] {
+        assert!(!out.contains("18446744073709551615"));
+        assert!(!out.contains("9223372036854775807"));
+        assert!(!out.contains("9223372036854775808"));
+        // Still valid JSON (large integers read back as numbers).
+        let v: Value = serde_json::from_str(out).unwrap();
+        assert!(v.is_object());
+    }
+    let v: Value = serde_json::from_str(&plan).unwrap();
+    assert_eq!(v["total_bytes"].as_f64(), Some(27_507_310_990_900_903_936.0));
+}

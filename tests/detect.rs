@@ -35,6 +35,24 @@ impl FakeTools {
         self
     }
 
+    /// A tool whose script is `body` (after `#!/bin/sh`).
+    fn script(self, name: &str, body: &str) -> Self {
+        let path = self.dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self
+    }
+
+    /// `vramfit ARGS`: exit code, stdout, stderr.
+    fn fails(&self, args: &[&str]) -> (Option<i32>, String, String) {
+        let out = self.vramfit().args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
     fn hanging(self, name: &str) -> Self {
         let path = self.dir.join(name);
         std::fs::write(&path, "#!/bin/sh\nexec /bin/sleep 30\n").unwrap();
@@ -104,7 +122,11 @@ fn one_rtx_4090() {
     assert_eq!(v["options"].as_array().unwrap().len(), 1);
     assert_eq!(o["gpu"], "rtx-4090");
     assert_eq!(o["count"], 1);
-    assert_eq!(o["capacity_bytes"], (24564 - 507) * MIB);
+    // The catalog's capacity rules: CUDA can allocate the catalog's 25,254,407,700 B of
+    // this card; vLLM-style serving takes 90 % of that total whatever else is in use (507
+    // MiB leave enough free for it to start).
+    assert_eq!(o["capacity_bytes"], 25_254_407_700u64);
+    assert_eq!(o["usable_bytes"], 22_728_966_930u64);
 }
 
 #[test]
@@ -143,18 +165,147 @@ fn a_busy_a100_counts_what_is_in_use() {
     let (gpus, _) = t.detect();
     assert_eq!(gpus[1]["memory_used_bytes"], 40000 * MIB);
     assert!(gpus.iter().all(|g| g["gpu"] == "a100-sxm"));
+    let plan = |framework: &str| {
+        let out = t
+            .vramfit()
+            .args(["plan", "--model", "llama-3.1-70b", "--here", "--json"])
+            .args(["--framework", framework])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["options"][0].clone()
+    };
+    // Two equal cards hold what the busier one has free: the catalog's CUDA-visible
+    // 84,975,927,951 B each, less 40,000 MiB on the busier card.
+    let o = plan("llama.cpp");
+    let per_card = 84_975_927_951u64 - 40000 * MIB;
+    assert_eq!(o["capacity_bytes"], 2 * 84_975_927_951u64);
+    assert_eq!(o["usable_bytes"], 2 * per_card);
+    assert_eq!(o["verdict"], "no", "140 GB of BF16 weights on 2 × 43 GB free");
+}
+
+fn here_option(t: &FakeTools, extra: &[&str]) -> Value {
     let out = t
         .vramfit()
-        .args(["plan", "--model", "llama-3.1-70b", "--here", "--json"])
+        .args(["plan", "--model", "llama-3.1-8b", "--here", "--json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["options"][0].clone()
+}
+
+/// An H100 with 24,000 of 81,559 MiB in use by another process. vLLM takes
+/// gpu_memory_utilization × the card's TOTAL and refuses to start when less than that is
+/// free (vllm/v1/worker/gpu_worker.py, `init_device`): "no", with the reason. SGLang's
+/// share shrinks by what others hold; llama.cpp and training take what is free.
+#[test]
+fn a_busy_card_under_each_runtime() {
+    let t = FakeTools::new("busy").tool(
+        "nvidia-smi",
+        &smi_lines(1, "NVIDIA H100 80GB HBM3", 81559, &[24000]),
+        0,
+    );
+    // CUDA-visible: 81,559 MiB less the catalog's 477 MiB reserve.
+    let visible = 85_020_639_232u64;
+    let free = visible - 24000 * MIB;
+    assert_eq!(free, 59_854_815_232);
+    let reason = "other processes leave 59.85 GB free per card; the serving engine wants 76.52 GB free to start (gpu_memory_utilization × the card's total)";
+    for framework in ["generic", "vllm"] {
+        let o = here_option(&t, &["--framework", framework]);
+        assert_eq!(o["verdict"], "no", "{framework}");
+        assert_eq!(o["reason"], reason, "{framework}");
+        assert_eq!(o["capacity_bytes"], visible);
+        assert_eq!(o["usable_bytes"], 76_518_575_309u64, "0.9 × the total");
+    }
+    let o = here_option(&t, &["--framework", "sglang"]);
+    assert_eq!(o["verdict"], "fits");
+    assert_eq!(
+        o["usable_bytes"], 49_652_338_524u64,
+        "0.88 × the total − 24,000 MiB"
+    );
+    for extra in [&["--framework", "llama.cpp"][..], &["--method", "lora"]] {
+        let o = here_option(&t, extra);
+        assert_eq!(o["verdict"], "fits", "{extra:?}");
+        assert_eq!(o["usable_bytes"], free, "{extra:?}");
+    }
+    // The text says why, not "fit lists what would make it fit".
+    let out = t
+        .vramfit()
+        .args(["plan", "--model", "llama-3.1-8b", "--here"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "NVIDIA H100 SXM 80GB · here cannot run this plan: {reason}."
+        )),
+        "{text}"
+    );
+}
+
+/// An idle catalog card found on this machine is judged exactly as the same card from the
+/// catalog: same verdict, same free memory (the driver's reserve counted both ways).
+#[test]
+fn an_idle_detected_card_is_the_catalog_card() {
+    let t = FakeTools::new("idle4090").tool(
+        "nvidia-smi",
+        &smi_lines(1, "NVIDIA GeForce RTX 4090", 24564, &[0]),
+        0,
+    );
+    let here = here_option(&t, &["--context", "38000"]);
+    let out = t
+        .vramfit()
+        .args([
+            "plan",
+            "--model",
+            "llama-3.1-8b",
+            "--gpu",
+            "rtx-4090",
+            "--context",
+            "38000",
+            "--json",
+        ])
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Two equal cards hold what the busier one has free.
-    let per_card = (81920 - 40000) * MIB;
-    assert_eq!(v["options"][0]["capacity_bytes"], 2 * per_card);
-    assert_eq!(
-        v["options"][0]["verdict"], "no",
-        "140 GB of BF16 weights on 2 × 41 GB free"
+    let catalog = v["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["count"] == 1)
+        .unwrap()
+        .clone();
+    for key in [
+        "verdict",
+        "capacity_bytes",
+        "usable_bytes",
+        "free_bytes_per_card",
+        "per_card_bytes",
+    ] {
+        assert_eq!(here[key], catalog[key], "{key}");
+    }
+    assert_eq!(here["verdict"], "no");
+    assert_eq!(here["free_bytes_per_card"], -118_831_649);
+    // `fit` on the catalog card says the same: 0.12 GB short.
+    let out = t
+        .vramfit()
+        .args([
+            "fit",
+            "--model",
+            "llama-3.1-8b",
+            "--gpu",
+            "rtx-4090",
+            "--context",
+            "38000",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("now: no — 22.85 GB needed per card of 22.73 GB usable, 0.12 GB short"),
+        "{text}"
     );
 }
 
@@ -192,14 +343,14 @@ fn an_m2_ultra_from_sysctl() {
 fn a_hanging_tool_is_cut_at_the_timeout() {
     let t = FakeTools::new("hang").hanging("nvidia-smi");
     let start = Instant::now();
-    let (gpus, err) = t.detect();
-    assert!(gpus.is_empty());
+    let (code, out, err) = t.fails(&["detect"]);
     assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
-    assert!(err.contains("nvidia-smi did not answer within 1 s"), "{err}");
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(err, "error: nvidia-smi did not answer within 1 s\n");
 }
 
 #[test]
-fn garbage_and_failures_are_ignored_with_a_note() {
+fn garbage_is_ignored_with_a_note_and_a_failing_tool_is_an_error() {
     let t = FakeTools::new("garbage").tool(
         "nvidia-smi",
         "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54",
@@ -208,10 +359,6 @@ fn garbage_and_failures_are_ignored_with_a_note() {
     let (gpus, err) = t.detect();
     assert!(gpus.is_empty());
     assert!(err.contains("ignored a line that is not a card"), "{err}");
-    let t = FakeTools::new("exit9").tool("nvidia-smi", "", 9);
-    let (gpus, err) = t.detect();
-    assert!(gpus.is_empty());
-    assert!(err.contains("nvidia-smi exited with exit status: 9"), "{err}");
     // No tool at all: nothing shown, nothing slow, and plan --here says why it cannot.
     let t = FakeTools::new("none");
     let (gpus, err) = t.detect();
@@ -221,6 +368,168 @@ fn garbage_and_failures_are_ignored_with_a_note() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("no GPU found on this machine"));
+}
+
+/// nvidia-smi that cannot reach the driver exits non-zero with NVML's words: `detect` and
+/// `--here` say the tool failed and what it said (its control characters escaped), exit 2.
+#[test]
+fn a_failing_tool_is_named_with_its_message() {
+    let t = FakeTools::new("nvml").tool(
+        "nvidia-smi",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\x1b]0;owned\x07",
+        9,
+    );
+    let said = "nvidia-smi failed (exit status: 9): NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\\u{1b}]0;owned\\u{7}";
+    for args in [
+        &["detect"][..],
+        &["detect", "--json"],
+        &["plan", "--model", "llama-3.1-8b", "--here"],
+    ] {
+        let (code, out, err) = t.fails(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert_eq!(err, format!("error: {said}\n"), "{args:?}");
+    }
+    // A driver without a card: "No devices were found", exit 6, is no GPU, not a failure.
+    let t = FakeTools::new("nodev").tool("nvidia-smi", "No devices were found", 6);
+    let (gpus, err) = t.detect();
+    assert!(gpus.is_empty() && err.is_empty(), "{err}");
+    // Empty-handed: the status alone.
+    let t = FakeTools::new("exit9").tool("nvidia-smi", "", 9);
+    let (code, _, err) = t.fails(&["detect"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "error: nvidia-smi failed (exit status: 9) without a message\n"
+    );
+}
+
+/// Drivers that print "[N/A]" for memory.used (MIG, some GeForce drivers): the card is
+/// planned with nothing in use, and a note says so.
+#[test]
+fn memory_used_not_available_counts_as_none_with_a_note() {
+    let t = FakeTools::new("na").tool(
+        "nvidia-smi",
+        "0, NVIDIA GeForce RTX 4090, 24564, [N/A], 550.54.15, 00000000:01:00.0",
+        0,
+    );
+    let (gpus, err) = t.detect();
+    assert_eq!(gpus.len(), 1);
+    assert_eq!(gpus[0]["memory_total_bytes"], 24564 * MIB);
+    assert_eq!(gpus[0]["memory_used_bytes"], 0);
+    assert_eq!(
+        err,
+        "note: nvidia-smi reports no memory in use for card 0 (NVIDIA GeForce RTX 4090) ([N/A]); planned as if none were\n"
+    );
+}
+
+/// A unified-memory part that reports no memory total: named in a note, not planned on.
+#[test]
+fn memory_total_not_available_is_named_in_a_note() {
+    let t = FakeTools::new("na-total").tool(
+        "nvidia-smi",
+        "0, NVIDIA GB10, [N/A], [N/A], 580.95.05, 0000000F:01:00.0",
+        0,
+    );
+    let (gpus, err) = t.detect();
+    assert!(gpus.is_empty());
+    assert_eq!(
+        err,
+        "note: nvidia-smi reports no memory total for card 0 (NVIDIA GB10); it is not planned on\n"
+    );
+    let out = t
+        .vramfit()
+        .env("LANG", "zh_CN.UTF-8")
+        .arg("detect")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "注：nvidia-smi 没有报告卡 0（NVIDIA GB10）的显存总量；不纳入规划\n"
+    );
+}
+
+/// A tool that exits but leaves a child holding its output (`sleep 30 &`): the read is
+/// bounded by the same timeout as the tool, and what it printed before exiting counts.
+#[test]
+fn a_child_left_holding_the_output_does_not_hold_up_detection() {
+    let t = FakeTools::new("grandchild").script(
+        "nvidia-smi",
+        "echo \"0, NVIDIA GeForce RTX 4090, 24564, 0, 550.1, 0\"\n/bin/sleep 30 &\nexit 0",
+    );
+    let start = Instant::now();
+    let (gpus, err) = t.detect();
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert_eq!(gpus.len(), 1);
+    assert_eq!(gpus[0]["gpu"], "rtx-4090");
+    assert!(
+        err.contains("note: nvidia-smi exited but left a process holding its output"),
+        "{err}"
+    );
+    let start = Instant::now();
+    let (code, _, err) = t.fails(&["plan", "--model", "llama-3.1-8b", "--here", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+}
+
+/// Memory no card has: refused with what the tool said, exit 2, nothing planned.
+#[test]
+fn a_card_reported_with_impossible_memory_is_refused() {
+    let t = FakeTools::new("huge").tool("nvidia-smi", "0, NVIDIA GeForce RTX 4090, 1e300, 0, 550.1, 0", 0);
+    let said = "error: nvidia-smi reports card 0 (NVIDIA GeForce RTX 4090) with 1e300 MiB of memory; a card has between 0.1 and 100000 GB\n";
+    for args in [&["detect"][..], &["plan", "--model", "llama-3.1-405b", "--here"]] {
+        let (code, out, err) = t.fails(args);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (Some(2), "", said),
+            "{args:?}"
+        );
+    }
+    let out = t
+        .vramfit()
+        .env("LANG", "zh_CN.UTF-8")
+        .args(["detect"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "错误：nvidia-smi 报告 card 0 (NVIDIA GeForce RTX 4090) 有 1e300 MiB 显存；一张卡的显存在 0.1 到 100000 GB 之间\n"
+    );
+    let t = FakeTools::new("used-huge").tool(
+        "nvidia-smi",
+        "0, NVIDIA GeForce RTX 4090, 24564, 99999, 550.1, 0",
+        0,
+    );
+    let (code, _, err) = t.fails(&["detect"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "error: nvidia-smi reports card 0 (NVIDIA GeForce RTX 4090) with 99999 MiB in use of 24564 MiB\n"
+    );
+    let rocm = r#"{"card0": {"Card series": "AMD Instinct MI300X", "VRAM Total Memory (B)": "18446744073709551615", "VRAM Total Used Memory (B)": "0"}}"#;
+    let t = FakeTools::new("rocm-huge").tool("rocm-smi", rocm, 0);
+    let (code, out, err) = t.fails(&["plan", "--model", "llama-3.1-405b", "--here"]);
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert_eq!(
+        err,
+        "error: rocm-smi reports card0 (AMD Instinct MI300X) with 18446744073709551615 B of memory; a card has between 0.1 and 100000 GB\n"
+    );
+}
+
+/// `--here` plans 1 to 4,096 cards, as `--cards` does.
+#[test]
+fn more_cards_than_a_plan_takes_is_an_error() {
+    let t = FakeTools::new("5000").tool(
+        "nvidia-smi",
+        &smi_lines(5000, "NVIDIA H100 80GB HBM3", 81559, &[]),
+        0,
+    );
+    let (code, out, err) = t.fails(&["plan", "--model", "llama-3.1-8b", "--here"]);
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert_eq!(
+        err,
+        "error: this machine reports 5000 cards; a plan takes 1 to 4096 cards\n"
+    );
 }
 
 #[test]
@@ -237,5 +546,8 @@ fn an_unknown_card_plans_on_its_memory_without_a_decode_ceiling() {
     let o = &v["options"][0];
     assert_eq!(o["gpu"], "local");
     assert_eq!(o["verdict"], "fits");
+    // The reserve of the catalog's CUDA card nearest in size (RTX A6000, 49,140 MiB:
+    // 600 MiB) off the reported 49,152 MiB.
+    assert_eq!(o["capacity_bytes"], (49152 - 600) * MIB);
     assert!(o["decode_tokens_per_s"].is_null());
 }

@@ -455,12 +455,17 @@ proptest! {
         let model = &c.models[m];
         let mut gpus = c.gpus.clone();
         gpus.push(detected_4090());
+        // A busy one too: 6 GB held by other processes.
+        let mut busy = detected_4090();
+        busy.id = "local-1".into();
+        busy.in_use_bytes = 6e9;
+        gpus.push(busy);
         let one = Scenario { cards: 1, ..sc.clone() };
         let p = plan(model, &gpus, &one, true);
         // The options a user sees first, a few picked at random, and the detected card.
         let mut shown: Vec<usize> = (0..p.options.len().min(3)).collect();
         shown.extend(pick.iter().map(|i| i.index(p.options.len())));
-        shown.extend(p.options.iter().position(|o| o.gpu == gpus.len() - 1));
+        shown.extend(p.options.iter().position(|o| o.gpu >= gpus.len() - 2));
         for i in shown {
             let o = &p.options[i];
             let g = &gpus[o.gpu];

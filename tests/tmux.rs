@@ -202,3 +202,93 @@ fn detection_never_delays_the_first_frame_and_then_heads_the_cards() {
     assert!(screen.contains("yours"), "{screen}");
     s.keys(&["q"]);
 }
+
+/// The planner in a fresh tmux session (100×30, no detection), its first frame drawn.
+fn planner(tag: &str) -> Option<Session> {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed, so the planner was not driven in a terminal");
+        return None;
+    }
+    let name = format!("vramfit-{tag}-{}", std::process::id());
+    let command = format!(
+        "env VRAMFIT_CONFIG={} TERM=xterm-256color {} --model llama-3.1-8b --no-detect",
+        env!("CARGO_TARGET_TMPDIR"),
+        env!("CARGO_BIN_EXE_vramfit")
+    );
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            &command,
+        ])
+        .status()
+        .expect("tmux starts");
+    assert!(status.success());
+    let s = Session(name);
+    s.tmux(&["set-option", "-t", &s.0, "remain-on-exit", "on"]);
+    s.wait_for("Workload");
+    Some(s)
+}
+
+/// The planner has exited with status 0 and left the alternate screen.
+fn quit_cleanly(s: &Session, what: &str) {
+    let start = Instant::now();
+    while s.pane("#{pane_dead}") != "1" {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the planner did not quit after {what}; screen:\n{}",
+            s.screen()
+        );
+        sleep(Duration::from_millis(50));
+    }
+    let start = Instant::now();
+    while s.pane("#{pane_dead_status}").is_empty()
+        && s.pane("#{pane_dead_signal}").is_empty()
+        && start.elapsed() < Duration::from_secs(3)
+    {
+        sleep(Duration::from_millis(50));
+    }
+    assert_eq!(s.pane("#{pane_dead_signal}"), "", "killed by a signal");
+    let status = s.pane("#{pane_dead_status}");
+    assert!(status.is_empty() || status == "0", "exit status {status}");
+    let after = s.screen();
+    assert!(
+        !after.contains("Workload"),
+        "the alternate screen was not left:\n{after}"
+    );
+}
+
+/// Issue 22: after the bytes `ESC [ ?` (part of a pasted escape sequence) crossterm's parser
+/// waited for a `c` or `u` and swallowed q, Esc and Ctrl-C meanwhile. The planner's own
+/// reader drops an unfinished sequence after a moment, and a control key inside one counts.
+#[test]
+fn a_partial_escape_sequence_does_not_swallow_the_keys_after_it() {
+    let Some(s) = planner("partial-q") else {
+        return;
+    };
+    s.keys(&["-l", "\x1b[?"]);
+    // Well past the reader's 100 ms: the partial sequence is gone; q is a key again.
+    sleep(Duration::from_millis(500));
+    assert_ne!(
+        s.pane("#{pane_dead}"),
+        "1",
+        "the partial sequence quit the planner"
+    );
+    s.keys(&["q"]);
+    quit_cleanly(&s, "ESC [ ? and then q");
+    drop(s);
+
+    // Ctrl-C inside an unfinished sequence (a half mouse report) ends it and quits.
+    let Some(s) = planner("partial-ctrl-c") else {
+        return;
+    };
+    s.keys(&["-l", "\x1b[<0;12"]);
+    s.keys(&["C-c"]);
+    quit_cleanly(&s, "ESC [ < 0 ; 1 2 and then Ctrl-C");
+}

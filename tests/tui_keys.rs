@@ -413,3 +413,27 @@ fn f_lists_what_would_fit_enter_applies_and_u_undoes() {
     assert_eq!(app.scenario.context, 8_192);
     assert!(!app.target().unwrap().verdict.is_fit());
 }
+
+/// Detection that failed (a tool that cannot reach the driver, a card no real card is):
+/// nothing is planned on this machine's cards, and the status bar says why.
+#[test]
+fn a_failed_detection_is_said_in_the_status_bar() {
+    let mut app = fresh_app("default");
+    let cards = app.catalog.gpus.len();
+    app.set_local(&vramfit::detect::Detection {
+        failures: vec!["nvidia-smi failed (exit status: 9): NVIDIA-SMI has failed".into()],
+        ..Default::default()
+    });
+    assert_eq!(app.catalog.gpus.len(), cards);
+    assert!(app.local.is_none());
+    assert_eq!(
+        app.status.as_deref(),
+        Some(
+            "this machine's cards are not planned: nvidia-smi failed (exit status: 9): NVIDIA-SMI has failed"
+        )
+    );
+    // No card and no failure: nothing to say.
+    let mut app = fresh_app("default");
+    app.set_local(&vramfit::detect::Detection::default());
+    assert!(app.status.is_none() && app.local.is_none());
+}

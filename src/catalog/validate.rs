@@ -60,7 +60,8 @@ pub(super) fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
         }
         check_number("memory_gb", g.memory_gb, 0.1, 100_000.0)?;
         if let Some(b) = g.memory_visible_bytes {
-            check_number("memory_visible_bytes", b, 1e8, 1e14)?;
+            use crate::engine::ranges::{MAX_CARD_BYTES, MIN_CARD_BYTES};
+            check_number("memory_visible_bytes", b, MIN_CARD_BYTES, MAX_CARD_BYTES)?;
         }
         if let Some(m) = g.memory_smi_mib {
             check_number("memory_smi_mib", m as f64, 1.0, 1e8)?;

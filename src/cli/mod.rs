@@ -420,6 +420,10 @@ pub fn run(
             for n in &found.notes {
                 writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
             }
+            // A tool that failed, or a card no real card is: an error, not "no GPU".
+            if let Some(e) = found.error() {
+                return Err(CliError(e));
+            }
             let text = crate::present::text::detected(&found, *json);
             out.write_all(text.as_bytes()).map_err(io)?;
         }
@@ -476,9 +480,11 @@ fn run_plan(
         for n in &found.notes {
             writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
         }
-        let local = crate::detect::local(&found, catalog).ok_or_else(|| {
-            CliError("no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into())
-        })?;
+        let local = crate::detect::local(&found, catalog)
+            .map_err(CliError)?
+            .ok_or_else(|| {
+                CliError("no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into())
+            })?;
         // Judge exactly this machine's cards; mixed cards can only split by layer.
         scenario.cards = local.count;
         if local.mixed {

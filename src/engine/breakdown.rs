@@ -109,9 +109,22 @@ fn segment_id<S: Serializer>(kind: &SegmentKind, s: S) -> Result<S::Ok, S::Error
     s.serialize_str(kind.id())
 }
 
-/// Byte counts go out as integers: a fraction of a byte is no information.
+/// Byte counts go out as integers: a fraction of a byte is no information. They go out as
+/// 128-bit integers: a plan at the knobs' edges (16M tokens × a batch of 1M) needs more
+/// than 2^64 bytes, and a u64 would print 18446744073709551615 beside the text's true
+/// figure. Within the knobs' ranges every term stays many orders of magnitude below 2^128.
 pub fn whole_bytes<S: Serializer>(bytes: &f64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(bytes.round().max(0.0) as u64)
+    s.serialize_u128(unsigned_bytes(*bytes))
+}
+
+/// Whole bytes of a non-negative amount (negative or NaN: 0).
+pub fn unsigned_bytes(bytes: f64) -> u128 {
+    bytes.round().max(0.0) as u128
+}
+
+/// Whole bytes of an amount that may be negative (free memory short of a plan).
+pub fn signed_bytes(bytes: f64) -> i128 {
+    bytes.round() as i128
 }
 
 /// The memory a scenario needs, as named segments (only those that apply).

@@ -130,6 +130,9 @@ pub enum Reason {
     NeedsCards(u32),
     /// Not enough memory, and no count up to this many cards holds it.
     NoCountFits(u32),
+    /// Other processes hold so much of a card that the serving engine will not start: it
+    /// wants `wanted` bytes free (its share of the card's total), `free` are.
+    Busy { free: u64, wanted: u64 },
 }
 
 impl Reason {
@@ -155,6 +158,11 @@ impl Reason {
             }
             Reason::NeedsCards(n) => format!("needs {n} cards of this kind"),
             Reason::NoCountFits(n) => format!("too big for {n} cards of this kind"),
+            Reason::Busy { free, wanted } => format!(
+                "other processes leave {} free per card; the serving engine wants {} free to start (gpu_memory_utilization × the card's total)",
+                super::units::format_gb(free as f64),
+                super::units::format_gb(wanted as f64)
+            ),
         }
     }
 
@@ -176,6 +184,7 @@ impl Reason {
             Reason::NeedsFabric => "needs NVLink".into(),
             Reason::NeedsCards(n) => format!("needs {n} cards"),
             Reason::NoCountFits(n) => format!("too big for {n}"),
+            Reason::Busy { .. } => "card busy".into(),
         }
     }
 }

@@ -141,6 +141,9 @@ pub struct Gpu {
     /// This machine's own cards (detected, not rented).
     #[serde(skip)]
     pub local: bool,
+    /// Bytes other processes hold on each card now (detected cards; 0 for the catalog's).
+    #[serde(skip)]
+    pub in_use_bytes: f64,
 }
 
 impl Gpu {

@@ -72,9 +72,51 @@ pub fn usable_fraction(scenario: &Scenario, count: u32) -> f64 {
     }
 }
 
-/// What the plan may use of each of `count` × `gpu`.
+/// Whether the runtime takes a share of each card's total (a serving engine under the
+/// calibrated rules: vLLM, SGLang, the generic engine modelled on vLLM), rather than
+/// allocating what it needs (llama.cpp and Ollama, training, the quick rules).
+fn takes_share_of_total(scenario: &Scenario) -> bool {
+    scenario.convention == Convention::Calibrated
+        && !scenario.method.is_training()
+        && !scenario.framework.is_ggml()
+}
+
+/// What the plan may use of each of `count` × `gpu`: its capacity, less what other
+/// processes hold (a detected card's `in_use_bytes`), under the runtime's own rule:
+/// - vLLM (and the generic serving engine the calibrated rules model on it) takes
+///   `gpu_memory_utilization` × the card's TOTAL memory, busy or not, and refuses to start
+///   when less than that is free (vllm/v1/worker/gpu_worker.py, `Worker.init_device`:
+///   `requested_memory = total_memory * gpu_memory_utilization`, "Free memory on device …
+///   on startup is less than desired GPU memory utilization"; the refusal is
+///   [`Reason::Busy`]);
+/// - SGLang keeps `(1 − mem_fraction_static)` × the total free and takes the rest of what
+///   is free (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py,
+///   `profile_max_num_token`: `rest_memory = available_gpu_memory − total_gpu_memory ×
+///   (1 − mem_fraction_static)`), so what others hold comes out of its share;
+/// - everything else (training, llama.cpp, Ollama, the quick rules) allocates what it
+///   needs from what is free.
 pub fn usable_per_card(gpu: &Gpu, count: u32, scenario: &Scenario) -> f64 {
-    card_capacity(gpu, scenario) * usable_fraction(scenario, count)
+    let share = card_capacity(gpu, scenario) * usable_fraction(scenario, count);
+    let in_use = gpu.in_use_bytes;
+    if takes_share_of_total(scenario) && scenario.framework != Framework::Sglang {
+        share
+    } else {
+        (share - in_use).max(0.0)
+    }
+}
+
+/// vLLM's refusal to start on a card where others leave less than its share free.
+fn busy_reason(gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<Reason> {
+    if gpu.in_use_bytes <= 0.0 || !takes_share_of_total(scenario) || scenario.framework == Framework::Sglang {
+        return None;
+    }
+    let capacity = card_capacity(gpu, scenario);
+    let wanted = capacity * usable_fraction(scenario, count);
+    let free = (capacity - gpu.in_use_bytes).max(0.0);
+    (free < wanted).then_some(Reason::Busy {
+        free: free as u64,
+        wanted: wanted as u64,
+    })
 }
 
 /// Whether an option with `free` bytes left over all its cards is tight under `rule`.
@@ -145,6 +187,9 @@ pub fn unsupported_reason(model: &Model, gpu: &Gpu, count: u32, scenario: &Scena
         } else {
             Reason::NoFormat
         });
+    }
+    if let Some(busy) = busy_reason(gpu, count, scenario) {
+        return Some(busy);
     }
     if count <= 1 {
         return None;

@@ -6,6 +6,10 @@ pub const MAX_CONTEXT: u64 = 16 * 1024 * 1024;
 pub const MAX_BATCH: u64 = 1 << 20;
 pub const MAX_LORA_RANK: u64 = 65_536;
 pub const MAX_CARDS: u32 = 4096;
+/// What one card can hold, in bytes: the catalog's range for a card's usable memory, and
+/// the range a detected card's reported total must fall in.
+pub const MIN_CARD_BYTES: f64 = 1e8;
+pub const MAX_CARD_BYTES: f64 = 1e14;
 
 /// A number outside its knob's range, with the knob's flag (= plan file key).
 #[derive(Debug, Clone, PartialEq)]

@@ -122,7 +122,7 @@ pub struct TargetJson {
     pub gpu: String,
     pub count: u32,
     pub verdict: &'static str,
-    pub free_bytes_per_card: i64,
+    pub free_bytes_per_card: i128,
 }
 
 #[derive(Serialize)]
@@ -130,10 +130,10 @@ pub struct SuggestionJson {
     pub change: String,
     pub flags: Vec<String>,
     pub verdict: &'static str,
-    pub free_bytes_per_card: i64,
+    pub free_bytes_per_card: i128,
     pub decode_tokens_per_s: Option<f64>,
     pub price_usd_month: Option<f64>,
-    pub host_bytes: u64,
+    pub host_bytes: u128,
     pub note: Option<String>,
 }
 
@@ -150,10 +150,10 @@ fn suggestion_json(s: &Suggestion, gpus: &[Gpu]) -> SuggestionJson {
         change: label_in(&s.change, gpus, Lang::En),
         flags: flags(&s.change, gpus),
         verdict: s.after.verdict.id(),
-        free_bytes_per_card: s.after.free_bytes_per_card.round() as i64,
+        free_bytes_per_card: crate::engine::breakdown::signed_bytes(s.after.free_bytes_per_card),
         decode_tokens_per_s: s.after.decode_tokens_per_s.map(super::json::round2),
         price_usd_month: s.after.price_usd_month.map(super::json::round2),
-        host_bytes: s.host_bytes.round() as u64,
+        host_bytes: crate::engine::breakdown::unsigned_bytes(s.host_bytes),
         note: note_in(&s.change, Lang::En),
     }
 }
@@ -164,7 +164,7 @@ pub fn advice_json(a: &Advice, gpus: &[Gpu]) -> AdviceJson {
             gpu: gpus[a.target.gpu].id.clone(),
             count: a.target.count,
             verdict: a.now.verdict.id(),
-            free_bytes_per_card: a.now.free_bytes_per_card.round() as i64,
+            free_bytes_per_card: crate::engine::breakdown::signed_bytes(a.now.free_bytes_per_card),
         },
         max_context: a.max_context,
         max_batch: a.max_batch,

@@ -58,11 +58,17 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
         tr!(
             "explain.usable",
             usable = format_gb(option.usable_bytes),
-            share = if option.usable_bytes < option.capacity_bytes * 0.999 {
+            share = if crate::engine::judge::usable_fraction(scenario, option.count) < 1.0 {
                 tr!(
                     "explain.serving_share",
                     percent = format!("{:.0}", scenario.gpu_util_on(option.count) * 100.0)
                 )
+            } else {
+                String::new()
+            } + &if gpu.in_use_bytes > 0.0 {
+                // This machine's cards: what other processes hold (how it counts depends on
+                // the runtime: `engine::judge::usable_per_card`).
+                tr!("explain.in_use", used = format_gb(gpu.in_use_bytes))
             } else {
                 String::new()
             }

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::engine::breakdown::{signed_bytes, unsigned_bytes};
 use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario, Segment};
 
 #[derive(Serialize)]
@@ -124,13 +125,14 @@ pub struct OptionJson<'a> {
     pub name: &'a str,
     pub count: u32,
     pub verdict: &'static str,
-    pub free_bytes: i64,
-    pub free_bytes_per_card: i64,
-    pub capacity_bytes: u64,
+    /// Byte fields are 128-bit integers (see `engine::breakdown::whole_bytes`).
+    pub free_bytes: i128,
+    pub free_bytes_per_card: i128,
+    pub capacity_bytes: u128,
     /// What the plan may use: all of it, or a serving engine's share (gpu_util).
-    pub usable_bytes: u64,
+    pub usable_bytes: u128,
     /// Bytes each card of the option holds.
-    pub per_card_bytes: u64,
+    pub per_card_bytes: u128,
     /// The smallest count of this card that holds the plan; null when none up to the
     /// largest combo does.
     pub cards_needed: Option<u32>,
@@ -202,11 +204,11 @@ pub struct PlanJson<'a> {
     pub convention: &'static str,
     pub scenario: ScenarioJson,
     /// Peak bytes per card.
-    pub total_bytes: u64,
+    pub total_bytes: u128,
     /// Host (CPU) RAM the plan needs: offloaded or paged state.
-    pub host_bytes: u64,
+    pub host_bytes: u128,
     pub segments: &'a [Segment],
-    pub decode_bytes_per_token: Option<u64>,
+    pub decode_bytes_per_token: Option<u128>,
     pub notes: &'a [String],
     /// The first fitting option under the chosen rank (`--sort`); null when nothing fits.
     pub cheapest: Option<CheapestJson<'a>>,
@@ -232,11 +234,11 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         name: &g.name,
         count: o.count,
         verdict: o.verdict.id(),
-        free_bytes: o.free_bytes.round() as i64,
-        free_bytes_per_card: o.free_bytes_per_card.round() as i64,
-        capacity_bytes: o.capacity_bytes.round() as u64,
-        usable_bytes: o.usable_bytes.round() as u64,
-        per_card_bytes: o.per_card_bytes.round() as u64,
+        free_bytes: signed_bytes(o.free_bytes),
+        free_bytes_per_card: signed_bytes(o.free_bytes_per_card),
+        capacity_bytes: unsigned_bytes(o.capacity_bytes),
+        usable_bytes: unsigned_bytes(o.usable_bytes),
+        per_card_bytes: unsigned_bytes(o.per_card_bytes),
         cards_needed: o.cards_needed,
         price_usd_month: o.price_usd_month.map(round2),
         decode_tokens_per_s: o.decode_tokens_per_s.map(round2),
@@ -309,11 +311,11 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
                 })
                 .collect(),
         },
-        total_bytes: plan.total_bytes().round() as u64,
-        host_bytes: plan.breakdown.host_bytes.round() as u64,
+        total_bytes: unsigned_bytes(plan.total_bytes()),
+        host_bytes: unsigned_bytes(plan.breakdown.host_bytes),
         notes: &plan.breakdown.notes,
         segments: &plan.breakdown.segments,
-        decode_bytes_per_token: plan.breakdown.decode_bytes_per_token.map(|b| b.round() as u64),
+        decode_bytes_per_token: plan.breakdown.decode_bytes_per_token.map(unsigned_bytes),
         cheapest: plan.best().map(|o| CheapestJson {
             gpu: &gpus[o.gpu].id,
             count: o.count,

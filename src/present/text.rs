@@ -300,6 +300,12 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             let option = first.map_or_else(|| gpus[0].name.clone(), |o| option_label(gpus, o));
             // A card that cannot run the plan at all is not short of memory: say why.
             let line = match first.and_then(|o| o.reason.filter(|r| r.is_unsupported())) {
+                // A busy card: no change to the plan helps, so no pointer to `fit`.
+                Some(r @ crate::engine::fit::Reason::Busy { .. }) => tr!(
+                    "plan.cannot_start",
+                    option = option,
+                    reason = i18n::formula(&r.text(&gpus[0]))
+                ),
                 Some(r) => tr!(
                     "plan.cannot_run",
                     option = option,
@@ -323,12 +329,12 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
 struct LookupCellJson<'a> {
     model: &'a str,
     column: &'static str,
-    need_bytes: u64,
+    need_bytes: u128,
     gpu: Option<&'a str>,
     count: Option<u32>,
     verdict: Option<&'static str>,
     price_usd_month: Option<f64>,
-    free_bytes_per_card: Option<i64>,
+    free_bytes_per_card: Option<i128>,
     cluster_nodes: Option<u64>,
 }
 
@@ -352,12 +358,15 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, String> {
                 cells.push(LookupCellJson {
                     model: &m.id,
                     column: c.column.id(),
-                    need_bytes: c.need_bytes().round() as u64,
+                    need_bytes: crate::engine::breakdown::unsigned_bytes(c.need_bytes()),
                     gpu: c.pick.as_ref().map(|o| gpus[o.gpu].id.as_str()),
                     count: c.pick.as_ref().map(|o| o.count),
                     verdict: c.pick.as_ref().map(|o| o.verdict.id()),
                     price_usd_month: c.pick.as_ref().and_then(|o| o.price_usd_month).map(round2),
-                    free_bytes_per_card: c.pick.as_ref().map(|o| o.free_bytes_per_card.round() as i64),
+                    free_bytes_per_card: c
+                        .pick
+                        .as_ref()
+                        .map(|o| crate::engine::breakdown::signed_bytes(o.free_bytes_per_card)),
                     cluster_nodes: c.cluster.as_ref().map(|k| k.nodes),
                 });
             }

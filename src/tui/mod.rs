@@ -3,6 +3,7 @@
 pub mod action;
 pub mod app;
 pub mod effects;
+pub mod input;
 pub mod keymap;
 pub mod knobs;
 pub mod layout;
@@ -13,7 +14,9 @@ pub mod ui;
 
 use std::io;
 
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseEventKind};
+#[cfg(not(unix))]
+use crossterm::event;
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseEventKind};
 use crossterm::execute;
 use ratatui::DefaultTerminal;
 
@@ -60,16 +63,7 @@ pub fn run(mut app: App, detect: bool) -> color_eyre::Result<()> {
     if mouse {
         execute!(io::stdout(), EnableMouseCapture)?;
     }
-    // This machine's GPUs are looked for beside the first frame, never before it.
-    let found = detect.then(|| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let catalog = app.catalog.clone();
-        std::thread::spawn(move || {
-            let _ = tx.send(crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT));
-        });
-        rx
-    });
-    let result = event_loop(&mut terminal, &mut app, found);
+    let result = event_loop(&mut terminal, &mut app, detect);
     if mouse {
         let _ = execute!(io::stdout(), DisableMouseCapture);
     }
@@ -77,11 +71,130 @@ pub fn run(mut app: App, detect: bool) -> color_eyre::Result<()> {
     result
 }
 
-fn event_loop(
-    terminal: &mut DefaultTerminal,
-    app: &mut App,
-    mut found: Option<std::sync::mpsc::Receiver<crate::detect::Detection>>,
-) -> color_eyre::Result<()> {
+/// This machine's GPUs, looked for beside the first frame, never before it: `send` gets
+/// the answer on a thread of its own.
+fn spawn_detection(app: &App, send: impl FnOnce(crate::detect::Detection) + Send + 'static) {
+    let catalog = app.catalog.clone();
+    std::thread::spawn(move || send(crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT)));
+}
+
+/// Carry out `events`; whether anything visible changed.
+fn dispatch(app: &mut App, events: &[Event]) -> bool {
+    let mut changed = false;
+    for event in events {
+        changed |= match action_for_event(app, event) {
+            Some(action) => handle(app, action),
+            None => matches!(event, Event::Resize(..)),
+        };
+        if app.quit {
+            break;
+        }
+    }
+    changed
+}
+
+/// What wakes the planner on Unix.
+#[cfg(unix)]
+enum Wake {
+    Bytes(Vec<u8>),
+    /// The terminal's input ended (the terminal went away).
+    Closed,
+    Resize,
+    Detected(crate::detect::Detection),
+}
+
+/// On Unix the planner reads the terminal's bytes itself (`input`: crossterm's parser can
+/// wait forever on a partial escape sequence). One channel brings input, resizes
+/// (SIGWINCH) and detection's answer; the loop blocks on it, so an idle planner uses no CPU,
+/// and waits at most `input::PENDING_TIMEOUT` while a sequence is unfinished.
+#[cfg(unix)]
+fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> color_eyre::Result<()> {
+    use std::io::Read;
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    let (tx, rx) = channel();
+    let input = tx.clone();
+    std::thread::spawn(move || {
+        let mut stdin = io::stdin().lock();
+        let mut buf = [0u8; 1024];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if input.send(Wake::Bytes(buf[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        let _ = input.send(Wake::Closed);
+    });
+    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGWINCH])?;
+    let signals_handle = signals.handle();
+    let resize = tx.clone();
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if resize.send(Wake::Resize).is_err() {
+                break;
+            }
+        }
+    });
+    if detect {
+        let found = tx.clone();
+        spawn_detection(app, move |d| {
+            let _ = found.send(Wake::Detected(d));
+        });
+    }
+    drop(tx);
+    let mut parser = input::Parser::default();
+    terminal.draw(|f| ui::view(f, app))?;
+    while !app.quit {
+        let wake = if parser.pending() {
+            match rx.recv_timeout(input::PENDING_TIMEOUT) {
+                Ok(w) => Some(w),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match rx.recv() {
+                Ok(w) => Some(w),
+                Err(_) => break,
+            }
+        };
+        let events = match wake {
+            // An unfinished sequence got no more bytes in time: dropped.
+            None => parser.timeout(),
+            Some(Wake::Bytes(bytes)) => parser.feed(&bytes),
+            Some(Wake::Closed) => break,
+            Some(Wake::Resize) => {
+                let (w, h) = crossterm::terminal::size()?;
+                vec![Event::Resize(w, h)]
+            }
+            Some(Wake::Detected(d)) => {
+                app.set_local(&d);
+                terminal.draw(|f| ui::view(f, app))?;
+                continue;
+            }
+        };
+        if dispatch(app, &events) && !app.quit {
+            terminal.draw(|f| ui::view(f, app))?;
+        }
+    }
+    signals_handle.close();
+    Ok(())
+}
+
+/// Elsewhere crossterm reads the console (its Windows reader gets whole key events).
+#[cfg(not(unix))]
+fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> color_eyre::Result<()> {
+    let mut found = detect.then(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        spawn_detection(app, move |d| {
+            let _ = tx.send(d);
+        });
+        rx
+    });
     terminal.draw(|f| ui::view(f, app))?;
     while !app.quit {
         // While detection runs, wake every 50 ms to take its answer; after that, block:
@@ -102,11 +215,7 @@ fn event_loop(
             }
         }
         let event = event::read()?;
-        let changed = match action_for_event(app, &event) {
-            Some(action) => handle(app, action),
-            None => matches!(event, Event::Resize(..)),
-        };
-        if changed && !app.quit {
+        if dispatch(app, std::slice::from_ref(&event)) && !app.quit {
             terminal.draw(|f| ui::view(f, app))?;
         }
     }

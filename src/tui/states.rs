@@ -46,7 +46,7 @@ fn two_4090s_here(app: &mut App) {
     };
     app.set_local(&crate::detect::Detection {
         gpus: vec![card(0, 1144), card(1, 0)],
-        notes: Vec::new(),
+        ..Default::default()
     });
 }
 

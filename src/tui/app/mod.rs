@@ -234,8 +234,16 @@ impl App {
     /// Take in what detection found: this machine's cards become a card of the catalog
     /// (their reported memory less what is in use) and the default target.
     pub fn set_local(&mut self, found: &crate::detect::Detection) {
-        let Some(local) = crate::detect::local(found, &self.catalog) else {
-            return;
+        // Cards a tool misreports, or a tool that failed: nothing is planned on them, and
+        // the status bar says why (as `vramfit detect` does).
+        let local = match crate::detect::local(found, &self.catalog) {
+            Ok(Some(local)) => local,
+            Ok(None) => return,
+            Err(why) => {
+                let why = crate::present::i18n::error(&why);
+                self.status = Some(crate::tr!("status.detect_failed", why = why));
+                return;
+            }
         };
         if let Some((g, _)) = self.local {
             self.catalog.gpus[g] = local.gpu;
