@@ -290,6 +290,19 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
     ]);
     let row = out.lines().find(|l| l.contains("GeForce RTX 4090")).unwrap();
     assert!(row.contains(" 1 slot"), "{row}");
+    // The JSON says the same.
+    let (_, json, _) = run(&[
+        "plan",
+        "--model",
+        "llama-3.1-8b",
+        "--framework",
+        "ollama",
+        "--gpu",
+        "rtx-4090",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["options"][0]["max_concurrent_sequences"], 4);
     // vLLM's paged pool: as many sequences as the budget holds.
     let (_, out, _) = run(&[
         "plan",

@@ -145,6 +145,8 @@ pub struct OptionJson<'a> {
     pub link_seconds_per_token: Option<f64>,
     pub warning: Option<String>,
     pub kv_capacity_tokens: Option<u64>,
+    /// Sequences served at once: what the KV budget holds at the context, or under llama.cpp
+    /// and Ollama their fixed slots (the batch: n_parallel, OLLAMA_NUM_PARALLEL).
     pub max_concurrent_sequences: Option<u64>,
     pub max_context: Option<u64>,
     pub max_batch: Option<u64>,
@@ -309,6 +311,17 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             price_usd_month: o.price_usd_month.map(round2),
             rent_cost_usd: o.rent_cost_usd.map(round2),
         }),
-        options: plan.options.iter().map(|o| option_json(gpus, o)).collect(),
+        options: plan
+            .options
+            .iter()
+            .map(|o| {
+                let mut j = option_json(gpus, o);
+                // llama.cpp and Ollama serve their fixed slots, as the table's seqs column says.
+                if let Some(c) = o.serving {
+                    j.max_concurrent_sequences = Some(super::concurrent_sequences(scenario, &c));
+                }
+                j
+            })
+            .collect(),
     }
 }
