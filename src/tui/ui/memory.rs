@@ -23,6 +23,9 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
                 tr!("tui.why_pinned")
             } else if app.local == Some((o.gpu, o.count)) {
                 String::new()
+            } else if o.verdict.is_fit() && o.price_usd_month.is_none() && app.sort_by != SortBy::Cards {
+                // Ranked first only because nothing priced fits: not "the cheapest".
+                tr!("tui.why_unpriced")
             } else if o.verdict.is_fit() {
                 match app.sort_by {
                     SortBy::Price => tr!("tui.why_cheapest_fit"),
