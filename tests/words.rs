@@ -432,4 +432,24 @@ fn chinese_errors_are_chinese_and_name_the_flags_right() {
             "{err}"
         );
     }
+    // The parsers' own words: a broken config.json, a broken catalog file.
+    for (name, body, expected) in [
+        ("model.json", "{\"a\" 1}", "JSON 无效：应为 `:`"),
+        ("model.json", "{", "JSON 无效：对象没写完文件就结束了"),
+        ("cards.toml", "a = 1 b = 2", "多余的键或值，应为换行或 `#`"),
+        ("cards.toml", "a = {b = 1", "内联表没有闭合，应为 `}`"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        let p = path.to_str().unwrap();
+        let args: Vec<&str> = if name.ends_with(".json") {
+            vec!["--lang", "zh", "plan", "--model", p]
+        } else {
+            vec!["--lang", "zh", "--catalog", p, "gpus"]
+        };
+        let (code, _, err) = run(&args);
+        assert_eq!(code, Some(2), "{body}");
+        assert!(err.contains(expected), "{body}: {err}");
+        assert!(!err.contains("expected") && !err.contains("EOF"), "{err}");
+    }
 }
