@@ -329,21 +329,53 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
 
 #[test]
 fn a_no_never_sits_beside_a_free_of_zero() {
-    // Exactly at the longest context a card holds, one block more is a shortfall smaller
-    // than the last digit shown: it reads -0.1 in the cards pane, never -0.0.
+    // One token past the longest context an RTX 4090 holds for Llama 3.1 8B: a shortfall
+    // of a fraction of a megabyte, far below the last digit shown. It reads -0.1 in the
+    // cards pane and 0.01 short at the bar's foot, never -0.0 or 0.00 short.
     let mut app = fresh_app("default");
     app.select_model("llama-3.1-8b");
     let g = app.catalog.gpu_index("rtx-4090").unwrap();
-    let max = app.find_option(g, 1).and_then(|o| o.serving).unwrap().max_context;
-    let mut sc = app.scenario.clone();
-    sc.context = max + 16;
-    app.set_scenario(sc);
+    let free_at = |app: &mut App, context: u64| {
+        let mut sc = app.scenario.clone();
+        sc.context = context;
+        app.set_scenario(sc);
+        app.find_option(g, 1).unwrap().free_bytes_per_card
+    };
+    let (mut fits, mut short) = (8192u64, 1_048_576u64);
+    assert!(free_at(&mut app, fits) >= 0.0 && free_at(&mut app, short) < 0.0);
+    while short - fits > 1 {
+        let mid = (fits + short) / 2;
+        if free_at(&mut app, mid) >= 0.0 {
+            fits = mid;
+        } else {
+            short = mid;
+        }
+    }
+    let free = free_at(&mut app, short);
+    assert!(free < 0.0 && free > -5e6, "{free}");
     let o = app.find_option(g, 1).unwrap().clone();
     assert!(!o.verdict.is_fit(), "{o:?}");
+    app.pin(Some((g, 1)));
     let text = in_lang(Lang::En, || screen(&mut app, 120, 40));
     assert!(!text.contains("-0.0"), "{text}");
-    let free = vramfit::engine::units::fixed(vramfit::engine::units::to_gb(o.free_bytes_per_card), 1);
-    assert!(free.starts_with('-') && free != "-0.0", "{free}");
+    assert!(text.contains("0.01 short · ✗ no"), "{text}");
+    assert!(!text.contains("0.00 short"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.contains("✗ no") && l.contains("GeForce RTX 4090"))
+        .unwrap();
+    assert!(row.contains(" -0.1 "), "{row}");
+    // `vramfit fit` at that context: "0.01 GB short", not "0.00 GB short".
+    let (_, out, _) = run(&[
+        "fit",
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "rtx-4090",
+        "--context",
+        &short.to_string(),
+    ]);
+    assert!(out.contains(", 0.01 GB short"), "{out}");
 }
 
 /// Bad input under `--lang zh`: every message reaches a Chinese reader in Chinese (flags,

@@ -54,12 +54,16 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
     let breakdown = app.target_breakdown();
     if let Some(o) = target {
         let (word, style) = verdict_word(o.verdict, t);
+        // Never "0.00 short" nor "-0.00 free": a shortfall shows at least its last digit.
         let room = if o.free_bytes_per_card >= 0.0 {
-            tr!("tui.gb_free", gb = format!("{:.2}", to_gb(o.free_bytes_per_card)))
+            tr!(
+                "tui.gb_free",
+                gb = crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 2)
+            )
         } else {
             tr!(
                 "tui.gb_short",
-                gb = format!("{:.2}", to_gb(-o.free_bytes_per_card))
+                gb = crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 2).replace('-', "")
             )
         };
         block = block.title_bottom(
