@@ -183,6 +183,19 @@ fn a_second_save_gets_a_new_name_and_keeps_the_first() {
     );
     // Nothing else is left behind (no temporary files).
     assert_eq!(std::fs::read_dir(&plans).unwrap().count(), 2);
+    // Exports too: two presses of x, two SVGs with their Markdown.
+    vramfit::tui::handle(&mut app, Action::Export);
+    vramfit::tui::handle(&mut app, Action::Export);
+    let exports = dir.join("exports");
+    for name in [
+        "llama-3.1-70b-inference-bf16.svg",
+        "llama-3.1-70b-inference-bf16.md",
+        "llama-3.1-70b-inference-bf16-2.svg",
+        "llama-3.1-70b-inference-bf16-2.md",
+    ] {
+        assert!(exports.join(name).is_file(), "{name}");
+    }
+    assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 4);
 }
 
 #[test]
