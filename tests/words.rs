@@ -183,6 +183,19 @@ fn a_second_save_gets_a_new_name_and_keeps_the_first() {
     );
     // Nothing else is left behind (no temporary files).
     assert_eq!(std::fs::read_dir(&plans).unwrap().count(), 2);
+    // Exports too: two presses of x, two SVGs with their Markdown.
+    vramfit::tui::handle(&mut app, Action::Export);
+    vramfit::tui::handle(&mut app, Action::Export);
+    let exports = dir.join("exports");
+    for name in [
+        "llama-3.1-70b-inference-bf16.svg",
+        "llama-3.1-70b-inference-bf16.md",
+        "llama-3.1-70b-inference-bf16-2.svg",
+        "llama-3.1-70b-inference-bf16-2.md",
+    ] {
+        assert!(exports.join(name).is_file(), "{name}");
+    }
+    assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 4);
 }
 
 #[test]
@@ -290,6 +303,19 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
     ]);
     let row = out.lines().find(|l| l.contains("GeForce RTX 4090")).unwrap();
     assert!(row.contains(" 1 slot"), "{row}");
+    // The JSON says the same.
+    let (_, json, _) = run(&[
+        "plan",
+        "--model",
+        "llama-3.1-8b",
+        "--framework",
+        "ollama",
+        "--gpu",
+        "rtx-4090",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["options"][0]["max_concurrent_sequences"], 4);
     // vLLM's paged pool: as many sequences as the budget holds.
     let (_, out, _) = run(&[
         "plan",
@@ -316,21 +342,53 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
 
 #[test]
 fn a_no_never_sits_beside_a_free_of_zero() {
-    // Exactly at the longest context a card holds, one block more is a shortfall smaller
-    // than the last digit shown: it reads -0.1 in the cards pane, never -0.0.
+    // One token past the longest context an RTX 4090 holds for Llama 3.1 8B: a shortfall
+    // of a fraction of a megabyte, far below the last digit shown. It reads -0.1 in the
+    // cards pane and 0.01 short at the bar's foot, never -0.0 or 0.00 short.
     let mut app = fresh_app("default");
     app.select_model("llama-3.1-8b");
     let g = app.catalog.gpu_index("rtx-4090").unwrap();
-    let max = app.find_option(g, 1).and_then(|o| o.serving).unwrap().max_context;
-    let mut sc = app.scenario.clone();
-    sc.context = max + 16;
-    app.set_scenario(sc);
+    let free_at = |app: &mut App, context: u64| {
+        let mut sc = app.scenario.clone();
+        sc.context = context;
+        app.set_scenario(sc);
+        app.find_option(g, 1).unwrap().free_bytes_per_card
+    };
+    let (mut fits, mut short) = (8192u64, 1_048_576u64);
+    assert!(free_at(&mut app, fits) >= 0.0 && free_at(&mut app, short) < 0.0);
+    while short - fits > 1 {
+        let mid = (fits + short) / 2;
+        if free_at(&mut app, mid) >= 0.0 {
+            fits = mid;
+        } else {
+            short = mid;
+        }
+    }
+    let free = free_at(&mut app, short);
+    assert!(free < 0.0 && free > -5e6, "{free}");
     let o = app.find_option(g, 1).unwrap().clone();
     assert!(!o.verdict.is_fit(), "{o:?}");
+    app.pin(Some((g, 1)));
     let text = in_lang(Lang::En, || screen(&mut app, 120, 40));
     assert!(!text.contains("-0.0"), "{text}");
-    let free = vramfit::engine::units::fixed(vramfit::engine::units::to_gb(o.free_bytes_per_card), 1);
-    assert!(free.starts_with('-') && free != "-0.0", "{free}");
+    assert!(text.contains("0.01 short · ✗ no"), "{text}");
+    assert!(!text.contains("0.00 short"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.contains("✗ no") && l.contains("GeForce RTX 4090"))
+        .unwrap();
+    assert!(row.contains(" -0.1 "), "{row}");
+    // `vramfit fit` at that context: "0.01 GB short", not "0.00 GB short".
+    let (_, out, _) = run(&[
+        "fit",
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "rtx-4090",
+        "--context",
+        &short.to_string(),
+    ]);
+    assert!(out.contains(", 0.01 GB short"), "{out}");
 }
 
 /// Bad input under `--lang zh`: every message reaches a Chinese reader in Chinese (flags,
@@ -418,5 +476,25 @@ fn chinese_errors_are_chinese_and_name_the_flags_right() {
             !err.contains("is not one of") && !err.contains("expected a"),
             "{err}"
         );
+    }
+    // The parsers' own words: a broken config.json, a broken catalog file.
+    for (name, body, expected) in [
+        ("model.json", "{\"a\" 1}", "JSON 无效：应为 `:`"),
+        ("model.json", "{", "JSON 无效：对象没写完文件就结束了"),
+        ("cards.toml", "a = 1 b = 2", "多余的键或值，应为换行或 `#`"),
+        ("cards.toml", "a = {b = 1", "内联表没有闭合，应为 `}`"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        let p = path.to_str().unwrap();
+        let args: Vec<&str> = if name.ends_with(".json") {
+            vec!["--lang", "zh", "plan", "--model", p]
+        } else {
+            vec!["--lang", "zh", "--catalog", p, "gpus"]
+        };
+        let (code, _, err) = run(&args);
+        assert_eq!(code, Some(2), "{body}");
+        assert!(err.contains(expected), "{body}: {err}");
+        assert!(!err.contains("expected") && !err.contains("EOF"), "{err}");
     }
 }

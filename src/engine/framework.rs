@@ -655,6 +655,38 @@ mod tests {
     }
 
     #[test]
+    fn settle_covers_every_preset_value_and_a_scenario_settles_to_itself() {
+        for m in Method::ALL {
+            for f in Framework::for_method(*m) {
+                let mut sc = if m.is_training() {
+                    Scenario::seed_training(*m)
+                } else {
+                    Scenario::seed_inference(WeightPrecision::Bf16)
+                };
+                sc.framework = f;
+                settle(&mut sc, &UserSet::default());
+                // Every value a preset sets is one settle restores when the preset goes.
+                for p in f.presets(&sc) {
+                    assert!(
+                        Setting::all_of(&sc).iter().any(|s| s.same_knob(p.setting)),
+                        "{} sets {}, which settle does not cover",
+                        f.id(),
+                        p.setting.flag()
+                    );
+                }
+                // With the user's own values: the scenario they imply settles to itself.
+                sc.context = 12_345;
+                sc.fused_ce = !sc.fused_ce;
+                let user = UserSet::implied_by(&sc);
+                assert_eq!(user.settings().len(), 2, "{} {}", f.id(), m.id());
+                let mut again = sc.clone();
+                settle(&mut again, &user);
+                assert_eq!(again, sc);
+            }
+        }
+    }
+
+    #[test]
     fn sglang_fraction_follows_tensor_parallel_size() {
         assert_eq!(sglang_fraction(1), 0.88);
         assert_eq!(sglang_fraction(4), 0.85);

@@ -27,6 +27,12 @@ pub fn format_gb(bytes: f64) -> String {
     }
 }
 
+/// A shortfall (`bytes` > 0 short) as "0.71 GB": one too small to show reads as the last
+/// digit (0.01 GB), so "short" never sits beside 0.00.
+pub fn format_shortfall(bytes: f64) -> String {
+    format_gb(-bytes).trim_start_matches('-').to_string()
+}
+
 /// `v` with `decimals` digits, never "-0.0": a shortfall too small to show reads as one unit
 /// of the last digit short (so a "no" never sits beside a zero), and nothing reads as −0.
 pub fn fixed(v: f64, decimals: usize) -> String {
@@ -101,6 +107,8 @@ mod tests {
         assert_eq!(fixed(-3.26, 1), "-3.3");
         assert_eq!(format_gb(-1e6), "-0.01 GB");
         assert_eq!(format_gb(-0.0), "0.00 GB");
+        assert_eq!(format_shortfall(1e6), "0.01 GB");
+        assert_eq!(format_shortfall(0.71e9), "0.71 GB");
     }
 
     #[test]

@@ -240,7 +240,10 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
     } else if a.now.free_bytes_per_card >= 0.0 {
         tr!("advice.free", gb = format_gb(a.now.free_bytes_per_card))
     } else {
-        tr!("advice.short", gb = format_gb(-a.now.free_bytes_per_card))
+        tr!(
+            "advice.short",
+            gb = crate::engine::units::format_shortfall(-a.now.free_bytes_per_card)
+        )
     };
     let _ = writeln!(
         s,

@@ -150,6 +150,8 @@ pub struct OptionJson<'a> {
     pub link_seconds_per_token: Option<f64>,
     pub warning: Option<String>,
     pub kv_capacity_tokens: Option<u64>,
+    /// Sequences served at once: what the KV budget holds at the context, or under llama.cpp
+    /// and Ollama their fixed slots (the batch: n_parallel, OLLAMA_NUM_PARALLEL).
     pub max_concurrent_sequences: Option<u64>,
     /// The longest context (training: sequence) at the batch that still fits, as the
     /// judge says (`plan --context N` fits, one step more does not).
@@ -339,6 +341,10 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
                     j.max_context = l.max_context;
                     j.max_batch = l.max_batch;
                     j.context_limit_at_model_max = l.context_at_model_max;
+                }
+                // llama.cpp and Ollama serve their fixed slots, as the table's seqs column says.
+                if let Some(c) = o.serving {
+                    j.max_concurrent_sequences = Some(super::concurrent_sequences(scenario, &c));
                 }
                 j
             })

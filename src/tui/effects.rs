@@ -64,12 +64,14 @@ fn export(app: &mut App) {
         &app.plan,
     );
     let stem = file_stem(app);
-    let (svg_path, md_path) = (dir.join(format!("{stem}.svg")), dir.join(format!("{stem}.md")));
+    // Like saves, each export is new: the SVG takes a free name and the Markdown its stem.
     let result = std::fs::create_dir_all(&dir)
-        .and_then(|_| crate::files::write_atomic(&svg_path, svg.as_bytes()))
-        .and_then(|_| crate::files::write_atomic(&md_path, md.as_bytes()));
+        .and_then(|_| crate::files::write_new(&dir, &stem, "svg", svg.as_bytes()))
+        .and_then(|svg_path| {
+            crate::files::write_atomic(&svg_path.with_extension("md"), md.as_bytes()).map(|()| svg_path)
+        });
     app.status = Some(match result {
-        Ok(()) => crate::tr!("status.exported", path = svg_path.display()),
+        Ok(svg_path) => crate::tr!("status.exported", path = svg_path.display()),
         Err(e) => crate::tr!("status.cannot_export", path = dir.display(), error = e),
     });
 }

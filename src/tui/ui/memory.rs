@@ -23,6 +23,9 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
                 tr!("tui.why_pinned")
             } else if app.local == Some((o.gpu, o.count)) {
                 String::new()
+            } else if o.verdict.is_fit() && o.price_usd_month.is_none() && app.sort_by != SortBy::Cards {
+                // Ranked first only because nothing priced fits: not "the cheapest".
+                tr!("tui.why_unpriced")
             } else if o.verdict.is_fit() {
                 match app.sort_by {
                     SortBy::Price => tr!("tui.why_cheapest_fit"),
@@ -51,12 +54,16 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
     let breakdown = app.target_breakdown();
     if let Some(o) = target {
         let (word, style) = verdict_word(o.verdict, t);
+        // Never "0.00 short" nor "-0.00 free": a shortfall shows at least its last digit.
         let room = if o.free_bytes_per_card >= 0.0 {
-            tr!("tui.gb_free", gb = format!("{:.2}", to_gb(o.free_bytes_per_card)))
+            tr!(
+                "tui.gb_free",
+                gb = crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 2)
+            )
         } else {
             tr!(
                 "tui.gb_short",
-                gb = format!("{:.2}", to_gb(-o.free_bytes_per_card))
+                gb = crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 2).replace('-', "")
             )
         };
         block = block.title_bottom(

@@ -40,7 +40,10 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
     let room = if a.now.free_bytes_per_card >= 0.0 {
         tr!("advice.free", gb = format_gb(a.now.free_bytes_per_card))
     } else {
-        tr!("advice.short", gb = format_gb(-a.now.free_bytes_per_card))
+        tr!(
+            "advice.short",
+            gb = crate::engine::units::format_shortfall(-a.now.free_bytes_per_card)
+        )
     };
     lines.push(Line::styled(
         tr!(
