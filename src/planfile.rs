@@ -171,6 +171,8 @@ impl PlanFile {
             cards: self.cards,
             gpu_util: self.gpu_util,
             gpu_util_by_count: self.gpu_util_by_count,
+            // The model's own checkpoint sets it when the plan is opened.
+            stored_weights: None,
             split: pick::<Split>("split", &self.split)?,
             prompt: self.prompt,
             max_batched_tokens: self.max_batched_tokens,

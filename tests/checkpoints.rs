@@ -535,3 +535,49 @@ fn the_planner_lists_gguf_files_under_models_dir() {
         "{text}"
     );
 }
+
+/// A checkpoint's stored format is the default weights: `plan` with no `--weights` plans the
+/// file's bytes (Q4_K_M here, not BF16), the planner does the same for a models-dir entry,
+/// and a format the user picks is re-estimated from the count and says so.
+#[test]
+fn a_checkpoint_is_planned_in_its_stored_format_unless_told_otherwise() {
+    let d = dir("stored-default");
+    let path = d.join("tiny-Q4_K_M.gguf");
+    let (_, bytes) = write_gguf(&path, 2, None);
+    let plain = plan_json(&path);
+    assert_eq!(plain["scenario"]["weights"], "q4_k_m", "{}", plain["scenario"]);
+    assert_eq!(common::segment(&plain, "weights")["bytes"], bytes);
+    let out = vramfit()
+        .args([
+            "plan",
+            "--model",
+            path.to_str().unwrap(),
+            "--weights",
+            "q8_0",
+            "--gpu",
+            "h100-sxm",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let other: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let formula = common::segment(&other, "weights")["formula"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        formula.ends_with("(re-estimated from the parameter count; the checkpoint stores Q4_K_M)"),
+        "{formula}"
+    );
+    // The planner: the same model from --models-dir starts at its stored format, and the
+    // user's choice wins once made.
+    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
+    let model = vramfit::catalog::checkpoint::gguf_model(&path).unwrap();
+    let theme = vramfit::tui::theme::Theme::embedded("default").unwrap();
+    let app = vramfit::tui::app::App::new(catalog, theme, Some(model), None);
+    assert_eq!(app.scenario.weights, vramfit::engine::WeightPrecision::Q4KM);
+    assert_eq!(
+        app.plan.breakdown.get(vramfit::engine::SegmentKind::Weights),
+        bytes as f64
+    );
+}

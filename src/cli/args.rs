@@ -211,7 +211,18 @@ impl PlanArgs {
         user
     }
 
+    /// The scenario for `model`: a checkpoint's stored format is the default weights (the
+    /// weights segment is then the file's bytes); `--weights` re-estimates from the count.
+    pub fn scenario_for(&self, model: &crate::engine::Model) -> Result<Scenario, CliError> {
+        self.scenario_with(model.checkpoint.as_ref().map(|c| c.format))
+    }
+
+    /// The scenario for a catalog model (no checkpoint of its own).
     pub fn scenario(&self) -> Result<Scenario, CliError> {
+        self.scenario_with(None)
+    }
+
+    fn scenario_with(&self, stored_weights: Option<WeightPrecision>) -> Result<Scenario, CliError> {
         let base = if self.method.is_training() {
             Scenario::seed_training(self.method)
         } else {
@@ -228,6 +239,7 @@ impl PlanArgs {
             },
             offload: self.offload,
             cards: self.cards.unwrap_or(1),
+            stored_weights,
             prompt: self.prompt,
             network_gbps: self.network_gbps,
             rent: Rent::new(

@@ -471,7 +471,7 @@ fn run_plan(
         check_provider(catalog, p)?;
     }
     let model = resolve_model(catalog, &args.model, hub)?;
-    let mut scenario = args.scenario()?;
+    let mut scenario = args.scenario_for(&model)?;
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
     }
@@ -535,7 +535,7 @@ fn run_fit(
         check_provider(catalog, p)?;
     }
     let model = resolve_model(catalog, &args.model, hub)?;
-    let scenario = args.scenario()?;
+    let scenario = args.scenario_for(&model)?;
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
     }

@@ -607,11 +607,23 @@ impl UserSet {
 /// the framework's preset (which may read the card count), then what the user set. The CLI
 /// and the planner both go through here, so a key sequence and the equivalent flags agree.
 pub fn settle(sc: &mut Scenario, user: &UserSet) {
-    let base = if sc.method.is_training() {
+    let mut base = if sc.method.is_training() {
         Scenario::seed_training(sc.method)
     } else {
         Scenario::seed_inference(sc.method.default_weights())
     };
+    // A checkpoint's own format is the default where the method can use it: the weights
+    // segment is then the file's bytes, not an estimate.
+    if let Some(stored) = sc.stored_weights {
+        let trial = Scenario {
+            weights: stored,
+            method: sc.method,
+            ..base.clone()
+        };
+        if trial.check_combination().is_ok() {
+            base.weights = stored;
+        }
+    }
     for s in Setting::all_of(&base) {
         s.apply(sc);
     }

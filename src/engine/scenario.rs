@@ -354,6 +354,10 @@ pub struct Scenario {
     /// `mem_fraction_static` by tensor-parallel size) rather than one fixed value; a value
     /// the user sets turns this off.
     pub gpu_util_by_count: bool,
+    /// The format the model's checkpoint stores its weights in (a GGUF's K-quants, a GPTQ
+    /// folder's INT4), when the model comes from one: the default weights, so the weights
+    /// segment is the file's bytes; a format the user picks re-estimates from the count.
+    pub stored_weights: Option<WeightPrecision>,
     /// How inference combos spread the model.
     pub split: Split,
     /// Prompt tokens per request, for the time to first token.
@@ -422,6 +426,7 @@ impl Scenario {
             cards: 1,
             gpu_util: 0.9,
             gpu_util_by_count: false,
+            stored_weights: None,
             split: Split::Tensor,
             prompt: 1024,
             max_batched_tokens: super::calibrated::PREFILL_CHUNK_TOKENS,

@@ -138,6 +138,14 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
     if let Some(c) = model.checkpoint.as_ref().filter(|c| c.format == sc.weights) {
         return format!("from the checkpoint's headers, as stored: {}{split}", c.summary);
     }
+    // Another format than the file's: an estimate from the count, and said so.
+    let restated = model.checkpoint.as_ref().map_or(String::new(), |c| {
+        format!(
+            " (re-estimated from the parameter count; the checkpoint stores {})",
+            c.format.label()
+        )
+    });
+    let split = format!("{split}{restated}");
     if u > 0.0 {
         format!(
             "{} quantized params × {:.3} bits ({}) = {} + {} embedding/norm params × 2 B = {}{split}",

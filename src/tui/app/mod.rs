@@ -196,6 +196,10 @@ impl App {
             knob_offset: 0,
         };
         app.refresh_other();
+        // A model from a checkpoint starts in its stored format.
+        if app.current_model().checkpoint.is_some() {
+            app.recompute();
+        }
         app
     }
 
@@ -287,6 +291,13 @@ impl App {
     }
 
     fn recompute(&mut self) {
+        // A model from a checkpoint brings its stored format as the default weights (every
+        // path that changes the model comes through here); the user's choice still wins.
+        let stored = self.current_model().checkpoint.as_ref().map(|c| c.format);
+        if stored != self.scenario.stored_weights {
+            self.scenario.stored_weights = stored;
+            super::knobs::settle(&mut self.scenario, &self.user);
+        }
         self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
         // This machine's cards count as exactly as many as it has.
         if let Some((g, n)) = self.local {
