@@ -109,22 +109,75 @@ fn segment_id<S: Serializer>(kind: &SegmentKind, s: S) -> Result<S::Ok, S::Error
     s.serialize_str(kind.id())
 }
 
-/// Byte counts go out as integers: a fraction of a byte is no information. They go out as
-/// 128-bit integers: a plan at the knobs' edges (16M tokens × a batch of 1M) needs more
-/// than 2^64 bytes, and a u64 would print 18446744073709551615 beside the text's true
-/// figure. Within the knobs' ranges every term stays many orders of magnitude below 2^128.
+/// Byte counts go out as integers: a fraction of a byte is no information.
 pub fn whole_bytes<S: Serializer>(bytes: &f64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u128(unsigned_bytes(*bytes))
+    unsigned_bytes(*bytes).serialize(s)
 }
 
-/// Whole bytes of a non-negative amount (negative or NaN: 0).
-pub fn unsigned_bytes(bytes: f64) -> u128 {
-    bytes.round().max(0.0) as u128
+/// 2^64 and 2^63, exactly.
+const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// A byte count for JSON: a whole number, and the true one even past 2^64. A plan at the
+/// knobs' edges (16M tokens × a batch of 1M) needs more than 2^64 bytes; a u64 would print
+/// 18446744073709551615 beside the text's real figure. Up to 2^64 it is an integer; beyond,
+/// a floating-point number (2.7507310990900904e19), which every JSON reader holds (a
+/// 128-bit integer would not fit `serde_json::Value`, nor a JavaScript number exactly).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnsignedBytes(f64);
+
+/// The same for an amount that may be negative (free memory short of a plan).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SignedBytes(f64);
+
+/// Whole bytes of a non-negative amount (negative or NaN: 0; infinite: the largest float,
+/// never null).
+pub fn unsigned_bytes(bytes: f64) -> UnsignedBytes {
+    let r = bytes.round();
+    UnsignedBytes(if r.is_nan() { 0.0 } else { r.clamp(0.0, f64::MAX) })
 }
 
-/// Whole bytes of an amount that may be negative (free memory short of a plan).
-pub fn signed_bytes(bytes: f64) -> i128 {
-    bytes.round() as i128
+/// Whole bytes of an amount that may be negative.
+pub fn signed_bytes(bytes: f64) -> SignedBytes {
+    let r = bytes.round();
+    SignedBytes(if r.is_nan() {
+        0.0
+    } else {
+        r.clamp(f64::MIN, f64::MAX)
+    })
+}
+
+impl UnsignedBytes {
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl SignedBytes {
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl Serialize for UnsignedBytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 < TWO_64 {
+            // Whole and in range: the cast is exact.
+            s.serialize_u64(self.0 as u64)
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
+}
+
+impl Serialize for SignedBytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if (-TWO_63..TWO_63).contains(&self.0) {
+            s.serialize_i64(self.0 as i64)
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
 }
 
 /// The memory a scenario needs, as named segments (only those that apply).

@@ -122,7 +122,7 @@ pub struct TargetJson {
     pub gpu: String,
     pub count: u32,
     pub verdict: &'static str,
-    pub free_bytes_per_card: i128,
+    pub free_bytes_per_card: crate::engine::breakdown::SignedBytes,
 }
 
 #[derive(Serialize)]
@@ -130,10 +130,10 @@ pub struct SuggestionJson {
     pub change: String,
     pub flags: Vec<String>,
     pub verdict: &'static str,
-    pub free_bytes_per_card: i128,
+    pub free_bytes_per_card: crate::engine::breakdown::SignedBytes,
     pub decode_tokens_per_s: Option<f64>,
     pub price_usd_month: Option<f64>,
-    pub host_bytes: u128,
+    pub host_bytes: crate::engine::breakdown::UnsignedBytes,
     pub note: Option<String>,
 }
 

@@ -126,13 +126,13 @@ pub struct OptionJson<'a> {
     pub count: u32,
     pub verdict: &'static str,
     /// Byte fields are 128-bit integers (see `engine::breakdown::whole_bytes`).
-    pub free_bytes: i128,
-    pub free_bytes_per_card: i128,
-    pub capacity_bytes: u128,
+    pub free_bytes: crate::engine::breakdown::SignedBytes,
+    pub free_bytes_per_card: crate::engine::breakdown::SignedBytes,
+    pub capacity_bytes: crate::engine::breakdown::UnsignedBytes,
     /// What the plan may use: all of it, or a serving engine's share (gpu_util).
-    pub usable_bytes: u128,
+    pub usable_bytes: crate::engine::breakdown::UnsignedBytes,
     /// Bytes each card of the option holds.
-    pub per_card_bytes: u128,
+    pub per_card_bytes: crate::engine::breakdown::UnsignedBytes,
     /// The smallest count of this card that holds the plan; null when none up to the
     /// largest combo does.
     pub cards_needed: Option<u32>,
@@ -206,11 +206,11 @@ pub struct PlanJson<'a> {
     pub convention: &'static str,
     pub scenario: ScenarioJson,
     /// Peak bytes per card.
-    pub total_bytes: u128,
+    pub total_bytes: crate::engine::breakdown::UnsignedBytes,
     /// Host (CPU) RAM the plan needs: offloaded or paged state.
-    pub host_bytes: u128,
+    pub host_bytes: crate::engine::breakdown::UnsignedBytes,
     pub segments: &'a [Segment],
-    pub decode_bytes_per_token: Option<u128>,
+    pub decode_bytes_per_token: Option<crate::engine::breakdown::UnsignedBytes>,
     pub notes: &'a [String],
     /// The first fitting option under the chosen rank (`--sort`); null when nothing fits.
     pub cheapest: Option<CheapestJson<'a>>,

@@ -329,12 +329,12 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
 struct LookupCellJson<'a> {
     model: &'a str,
     column: &'static str,
-    need_bytes: u128,
+    need_bytes: crate::engine::breakdown::UnsignedBytes,
     gpu: Option<&'a str>,
     count: Option<u32>,
     verdict: Option<&'static str>,
     price_usd_month: Option<f64>,
-    free_bytes_per_card: Option<i128>,
+    free_bytes_per_card: Option<crate::engine::breakdown::SignedBytes>,
     cluster_nodes: Option<u64>,
 }
 
