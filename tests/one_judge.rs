@@ -461,6 +461,14 @@ proptest! {
         busy.in_use_bytes = 6e9;
         gpus.push(busy);
         let one = Scenario { cards: 1, ..sc.clone() };
+        // The limit searches skip the formulas' words; the bytes are the same.
+        let worded = vramfit::engine::memory::breakdown(model, &sc);
+        let bare = vramfit::engine::units::totals_only(|| vramfit::engine::memory::breakdown(model, &sc));
+        prop_assert_eq!(
+            worded.segments.iter().map(|s| s.bytes).collect::<Vec<_>>(),
+            bare.segments.iter().map(|s| s.bytes).collect::<Vec<_>>()
+        );
+        prop_assert!(vramfit::engine::units::wants_words());
         let p = plan(model, &gpus, &one, true);
         // The options a user sees first, a few picked at random, and the detected card.
         let mut shown: Vec<usize> = (0..p.options.len().min(3)).collect();

@@ -321,7 +321,7 @@ impl<'a> Needs<'a> {
             batch,
             ..self.scenario.clone()
         };
-        let need = breakdown_per_card(self.model, &sc, count).total();
+        let need = super::units::totals_only(|| breakdown_per_card(self.model, &sc, count).total());
         self.cache.borrow_mut().insert((count, context, batch), need);
         need
     }

@@ -25,6 +25,9 @@ pub fn state_elements(model: &Model) -> u64 {
 }
 
 pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, bytes: f64) -> String {
+    if !super::units::wants_words() {
+        return String::new();
+    }
     let a = &model.arch;
     let per_layer = match &a.mla {
         Some(m) => format!("(latent {} + rope {})", m.kv_lora_rank, m.qk_rope_head_dim),

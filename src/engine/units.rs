@@ -4,6 +4,27 @@
 pub const GB: f64 = 1e9;
 pub const GIB: f64 = 1_073_741_824.0;
 
+thread_local! {
+    /// Set while the judge's limit searches ask totals only: formulas are words for a
+    /// reader, and a search over hundreds of breakdowns reads none of them. Numbers never
+    /// depend on it (tests/one_judge.rs checks totals with and without).
+    static TOTALS_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with the formula text skipped (each formula comes back empty); the bytes are the
+/// same.
+pub fn totals_only<T>(f: impl FnOnce() -> T) -> T {
+    let before = TOTALS_ONLY.with(|t| t.replace(true));
+    let out = f();
+    TOTALS_ONLY.with(|t| t.set(before));
+    out
+}
+
+/// Whether formula text is wanted now (see [`totals_only`]).
+pub fn wants_words() -> bool {
+    !TOTALS_ONLY.with(|t| t.get())
+}
+
 /// Bytes as decimal GB.
 pub fn to_gb(bytes: f64) -> f64 {
     bytes / GB
@@ -16,6 +37,9 @@ pub fn gb(value: f64) -> f64 {
 
 /// "17.07 GB", "0.13 GB", "1,288 GB": two decimals below 100 GB, one below 1000, none above.
 pub fn format_gb(bytes: f64) -> String {
+    if !wants_words() {
+        return String::new();
+    }
     let v = to_gb(bytes);
     let a = v.abs();
     if a >= 1000.0 {
@@ -68,6 +92,9 @@ pub fn format_params(n: u64) -> String {
 }
 
 pub fn group_thousands(n: i64) -> String {
+    if !wants_words() {
+        return String::new();
+    }
     let digits = n.unsigned_abs().to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     if n < 0 {

@@ -94,7 +94,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     };
     let kv_bytes = kv_full * kv_share;
     let mut kv_text = kv_formula(model, sc.kv.bytes_per_element(), sc, kv_full);
-    if n > 1.0 {
+    if n > 1.0 && super::units::wants_words() {
         kv_text = format!("{kv_text}; × {kv_share:.3} per card of {n}");
     }
     let kv = Segment::new(SegmentKind::KvCache, kv_bytes, kv_text);
@@ -128,6 +128,9 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
 }
 
 fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> String {
+    if !super::units::wants_words() {
+        return String::new();
+    }
     let a = &model.arch;
     let p = model.params().total;
     let split = if n > 1.0 {
@@ -182,6 +185,9 @@ fn decode_read_bytes(model: &Model, sc: &Scenario, q: f64, u: f64) -> (f64, Stri
     let per_param = (q + u) / p.total as f64;
     let weights = read_params * per_param;
     let kv = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
+    if !super::units::wants_words() {
+        return (weights + kv, String::new());
+    }
     (
         weights + kv,
         format!(
@@ -265,6 +271,9 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment 
     } else {
         " (no allocator slack: the runtime sizes its buffers itself)".to_string()
     };
+    if !super::units::wants_words() {
+        return Segment::from_parts(SegmentKind::Overhead, parts, String::new());
+    }
     let formula = format!(
         "CUDA context + workspaces {}{slack}{}{}{}",
         format_gb(CUDA_CONTEXT_BYTES),
