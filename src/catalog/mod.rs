@@ -3,8 +3,10 @@
 
 pub mod checkpoint;
 pub mod families;
+pub mod gguf;
 pub mod hf;
 pub mod hub;
+pub mod safetensors;
 mod validate;
 
 use validate::{locate_after, locate_field, validate_gpu, validate_offer};
