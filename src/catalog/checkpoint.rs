@@ -16,6 +16,10 @@ pub const MAX_HEADER_BYTES: u64 = 64 << 20;
 /// kilobytes (a few hundred KB for the largest MoE shards).
 pub const MAX_SAFETENSORS_HEADER_BYTES: u64 = 8 << 20;
 
+/// The most parameters a checkpoint may hold: the engine's bound on a shape
+/// ([`crate::engine::model::MAX_PARAMS`]), 10^15.
+pub const MAX_CHECKPOINT_PARAMS: u64 = 1_000_000_000_000_000;
+
 /// What the headers say: parameters and bytes, per storage type.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Checkpoint {
@@ -28,12 +32,30 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    pub(super) fn add(&mut self, kind: &str, params: u64, bytes: u64) {
+    /// Add one tensor (or one file's totals). Checked: a header may claim any size, and a
+    /// sum that wrapped would plan a wrong model as a small one. More than
+    /// [`MAX_CHECKPOINT_PARAMS`] parameters is no real checkpoint.
+    pub(super) fn add(&mut self, kind: &str, params: u64, bytes: u64) -> Result<(), String> {
+        let (Some(total_params), Some(total_bytes)) =
+            (self.params.checked_add(params), self.bytes.checked_add(bytes))
+        else {
+            return Err(format!(
+                "the tensors add up to more than {} bytes or parameters",
+                u64::MAX
+            ));
+        };
+        if total_params > MAX_CHECKPOINT_PARAMS {
+            return Err(
+                "the tensors add up to more than 10^15 parameters, over what a model can have".into(),
+            );
+        }
         let e = self.by_type.entry(kind.to_string()).or_default();
+        // Each part is at most its total, so these cannot wrap.
         e.0 += params;
         e.1 += bytes;
-        self.params += params;
-        self.bytes += bytes;
+        self.params = total_params;
+        self.bytes = total_bytes;
+        Ok(())
     }
 
     /// The format planning should use to match the file: the storage type holding the
@@ -78,6 +100,33 @@ impl Checkpoint {
             .collect();
         format!("{:.2} GB: {}", self.bytes as f64 / 1e9, list.join(", "))
     }
+}
+
+/// How far apart a checkpoint's count and its shape's may be before the checkpoint is
+/// refused. Packed formats the reader cannot unpack (bitsandbytes' 4-bit U8 tensors count
+/// half their parameters) and extra towers (vision encoders beside a text config) stay well
+/// inside it; a missing shard, an empty file or another model's weights do not.
+pub const SHAPE_FACTOR: u64 = 4;
+
+/// Whether the tensors' count agrees with the shape's within [`SHAPE_FACTOR`]; why not, in
+/// words that say which is larger and by how much.
+pub fn check_against_shape(c: &Checkpoint, shape_params: u64) -> Result<(), String> {
+    let (file, shape) = (c.params, shape_params);
+    let too_few = file.saturating_mul(SHAPE_FACTOR) < shape;
+    let too_many = shape.saturating_mul(SHAPE_FACTOR) < file;
+    if !too_few && !too_many {
+        return Ok(());
+    }
+    // Both are at most 10^15 (the checkpoint's bound and the shape's): they fit an i64.
+    let exact = |n: u64| crate::engine::units::group_thousands(n.min(i64::MAX as u64) as i64);
+    Err(format!(
+        "the tensors hold {} parameters ({} bytes in {} files) but the shape has {}: more than {SHAPE_FACTOR} times {}, so the checkpoint is incomplete or not this model",
+        exact(file),
+        exact(c.bytes),
+        c.files,
+        exact(shape),
+        if too_few { "fewer" } else { "more" }
+    ))
 }
 
 pub(super) fn fail(path: &Path, offset: u64, message: impl Into<String>) -> FileError {

@@ -2,7 +2,7 @@
 //! tensors.
 
 use std::collections::BTreeMap;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Cursor, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use super::FileError;
@@ -59,28 +59,59 @@ pub enum Meta {
     Array(u64),
 }
 
-/// A bounded little-endian reader that knows its offset.
-struct Reader<'a, R: Read> {
+/// Arrays of arrays deeper than this are refused: llama.cpp writes none, and each level
+/// would otherwise cost a stack frame (a 27-byte file could nest 44,000 levels).
+pub const MAX_ARRAY_DEPTH: u32 = 4;
+
+/// A bounded little-endian reader that knows its offset. Every length read from the file is
+/// checked against the header cap and the file's own length before anything is allocated
+/// or skipped, with checked arithmetic: a length near 2^64 must not wrap the bound.
+struct Reader<'a, R: Read + Seek> {
     r: R,
     at: u64,
+    /// The file's length, or the header cap if smaller: nothing past it is read.
+    end: u64,
     path: &'a Path,
 }
 
-impl<R: Read> Reader<'_, R> {
-    fn bytes(&mut self, n: u64) -> Result<Vec<u8>, FileError> {
-        if self.at + n > MAX_HEADER_BYTES {
-            return Err(fail(
+impl<R: Read + Seek> Reader<'_, R> {
+    /// Where `n` more bytes would end, if that is inside the header and the file.
+    fn reach(&self, n: u64) -> Result<u64, FileError> {
+        match self.at.checked_add(n) {
+            Some(to) if to <= self.end => Ok(to),
+            _ if self.end == MAX_HEADER_BYTES => Err(fail(
                 self.path,
                 self.at,
-                format!("the header runs past {} MB", MAX_HEADER_BYTES >> 20),
-            ));
+                format!(
+                    "the header runs past {} MB ({n} more bytes)",
+                    MAX_HEADER_BYTES >> 20
+                ),
+            )),
+            _ => Err(fail(
+                self.path,
+                self.at,
+                format!("the file ends inside the header ({n} more bytes)"),
+            )),
         }
+    }
+    fn bytes(&mut self, n: u64) -> Result<Vec<u8>, FileError> {
+        let to = self.reach(n)?;
         let mut b = vec![0u8; n as usize];
         self.r
             .read_exact(&mut b)
             .map_err(|_| fail(self.path, self.at, "the file ends inside the header"))?;
-        self.at += n;
+        self.at = to;
         Ok(b)
+    }
+    /// Pass over `n` bytes without reading them (the tokenizer's arrays run to tens of MB).
+    fn skip(&mut self, n: u64) -> Result<(), FileError> {
+        let to = self.reach(n)?;
+        // `reach` keeps `n` under the 64 MB cap, so it fits an i64.
+        self.r
+            .seek_relative(n as i64)
+            .map_err(|e| fail(self.path, self.at, e.to_string()))?;
+        self.at = to;
+        Ok(())
     }
     fn u32(&mut self) -> Result<u32, FileError> {
         Ok(u32::from_le_bytes(self.bytes(4)?.try_into().unwrap_or_default()))
@@ -105,19 +136,56 @@ impl<R: Read> Reader<'_, R> {
             6 => Meta::Float(f32::from_le_bytes(self.bytes(4)?.try_into().unwrap_or_default()).into()),
             7 => Meta::Bool(self.bytes(1)?[0] != 0),
             8 => Meta::Text(self.string()?),
-            9 => {
-                let inner = self.u32()?;
-                let n = self.u64()?;
-                for _ in 0..n {
-                    self.value(inner)?;
-                }
-                Meta::Array(n)
-            }
+            9 => Meta::Array(self.array(1)?),
             10 => Meta::Int(self.u64()?.into()),
             11 => Meta::Int((self.u64()? as i64).into()),
             12 => Meta::Float(f64::from_le_bytes(self.bytes(8)?.try_into().unwrap_or_default())),
             other => return Err(fail(self.path, at, format!("unknown metadata type {other}"))),
         })
+    }
+    /// An array's element count; its elements are passed over, not parsed (the planner
+    /// needs only the tokenizer's length): fixed-size elements in one seek, strings by
+    /// their lengths, nested arrays to [`MAX_ARRAY_DEPTH`] levels.
+    fn array(&mut self, depth: u32) -> Result<u64, FileError> {
+        let at = self.at;
+        if depth > MAX_ARRAY_DEPTH {
+            return Err(fail(
+                self.path,
+                at,
+                format!("arrays nested more than {MAX_ARRAY_DEPTH} deep"),
+            ));
+        }
+        let inner = self.u32()?;
+        let n = self.u64()?;
+        let width = match inner {
+            0 | 1 | 7 => Some(1),
+            2 | 3 => Some(2),
+            4..=6 => Some(4),
+            10..=12 => Some(8),
+            8 | 9 => None,
+            other => return Err(fail(self.path, at, format!("unknown array element type {other}"))),
+        };
+        match width {
+            Some(w) => {
+                let total = n
+                    .checked_mul(w)
+                    .ok_or_else(|| fail(self.path, at, format!("an array of {n} elements overflows")))?;
+                self.skip(total)?;
+            }
+            // Each element reads at least 8 bytes, so the header cap ends a huge count.
+            None if inner == 8 => {
+                for _ in 0..n {
+                    let len = self.u64()?;
+                    self.skip(len)?;
+                }
+            }
+            None => {
+                for _ in 0..n {
+                    self.array(depth + 1)?;
+                }
+            }
+        }
+        Ok(n)
     }
 }
 
@@ -148,6 +216,7 @@ impl Gguf {
 
 /// Read a GGUF file's header: metadata and tensor infos, never the tensors.
 pub fn read_gguf(path: &Path) -> Result<Gguf, FileError> {
+    // Checked before opening: opening a FIFO would block, a device would never end.
     let meta =
         std::fs::metadata(path).map_err(|e| FileError::new(path.display().to_string(), e.to_string()))?;
     if !meta.is_file() {
@@ -155,9 +224,19 @@ pub fn read_gguf(path: &Path) -> Result<Gguf, FileError> {
     }
     let f =
         std::fs::File::open(path).map_err(|e| FileError::new(path.display().to_string(), e.to_string()))?;
+    parse_gguf(path, BufReader::new(f), meta.len())
+}
+
+/// A GGUF header from memory (`path` names it in errors): what the fuzz tests drive.
+pub fn read_gguf_bytes(path: &Path, bytes: &[u8]) -> Result<Gguf, FileError> {
+    parse_gguf(path, Cursor::new(bytes), bytes.len() as u64)
+}
+
+fn parse_gguf<R: Read + Seek>(path: &Path, r: R, file_len: u64) -> Result<Gguf, FileError> {
     let mut r = Reader {
-        r: BufReader::new(f),
+        r,
         at: 0,
+        end: file_len.min(MAX_HEADER_BYTES),
         path,
     };
     if r.bytes(4)? != b"GGUF" {
@@ -221,11 +300,12 @@ pub fn read_gguf(path: &Path) -> Result<Gguf, FileError> {
                 ),
             )
         })?;
+        let shown = crate::text::clean_prefix(&name, 60);
         let elements = shape
             .iter()
             .try_fold(1u64, |a, d| a.checked_mul(*d))
-            .ok_or_else(|| fail(path, at, "shape overflows"))?;
-        if shape.first().is_some_and(|d| d % block != 0) {
+            .ok_or_else(|| fail(path, at, format!("tensor {shown}: shape {shape:?} overflows")))?;
+        if !shape.first().copied().unwrap_or(1).is_multiple_of(block) {
             return Err(fail(
                 path,
                 at,
@@ -236,17 +316,25 @@ pub fn read_gguf(path: &Path) -> Result<Gguf, FileError> {
             ));
         }
         g.has_output |= name == "output.weight";
-        g.checkpoint.add(kind, elements, elements / block * size);
+        let bytes = (elements / block).checked_mul(size).ok_or_else(|| {
+            fail(
+                path,
+                at,
+                format!("tensor {shown}: {elements} {kind} elements overflow a byte count"),
+            )
+        })?;
+        g.checkpoint
+            .add(kind, elements, bytes)
+            .map_err(|e| fail(path, at, format!("tensor {shown}: {e}")))?;
     }
     g.checkpoint.files = 1;
-    if g.checkpoint.bytes > meta.len() {
+    if g.checkpoint.bytes > file_len {
         return Err(fail(
             path,
             r.at,
             format!(
                 "tensors of {} bytes do not fit a {}-byte file",
-                g.checkpoint.bytes,
-                meta.len()
+                g.checkpoint.bytes, file_len
             ),
         ));
     }
@@ -254,10 +342,11 @@ pub fn read_gguf(path: &Path) -> Result<Gguf, FileError> {
 }
 
 /// The parts of a split GGUF (`name-00001-of-00003.gguf`), in order; the file alone otherwise.
-fn gguf_parts(path: &Path) -> Vec<PathBuf> {
+/// A split name that cannot be one (part 0, 0 parts, a part past the count) is refused.
+fn gguf_parts(path: &Path) -> Result<Vec<PathBuf>, FileError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let Some(stem) = name.strip_suffix(".gguf") else {
-        return vec![path.to_path_buf()];
+        return Ok(vec![path.to_path_buf()]);
     };
     let split = stem.len() > 15 && stem.is_char_boundary(stem.len() - 15) && {
         let tail = &stem[stem.len() - 15..];
@@ -267,26 +356,36 @@ fn gguf_parts(path: &Path) -> Vec<PathBuf> {
             && tail[10..].bytes().all(|b| b.is_ascii_digit())
     };
     if !split {
-        return vec![path.to_path_buf()];
+        return Ok(vec![path.to_path_buf()]);
     }
     let base = &stem[..stem.len() - 15];
-    let total: u32 = stem[stem.len() - 5..].parse().unwrap_or(1);
-    (1..=total)
+    // Five ASCII digits each: these parse.
+    let part: u32 = stem[stem.len() - 14..stem.len() - 9].parse().unwrap_or(0);
+    let total: u32 = stem[stem.len() - 5..].parse().unwrap_or(0);
+    if part == 0 || part > total {
+        return Err(FileError::new(
+            path.display().to_string(),
+            format!("the split name says part {part} of {total}: no such part"),
+        ));
+    }
+    Ok((1..=total)
         .map(|i| path.with_file_name(format!("{base}-{i:05}-of-{total:05}.gguf")))
-        .collect()
+        .collect())
 }
 
 /// A model from a GGUF file (or its split parts): the shape from the `<arch>.*` keys, the
 /// exact parameter count and weight bytes from the tensor infos.
 pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
     use crate::engine::model::{Architecture, MlpKind, Model, Moe, SlidingWindow};
-    let parts = gguf_parts(path);
+    let parts = gguf_parts(path)?;
     let first = read_gguf(&parts[0])?;
     let mut total = first.checkpoint.clone();
     for p in &parts[1..] {
         let g = read_gguf(p)?;
         for (k, (params, bytes)) in g.checkpoint.by_type {
-            total.add(&k, params, bytes);
+            total
+                .add(&k, params, bytes)
+                .map_err(|e| FileError::new(p.display().to_string(), e))?;
         }
         total.files += 1;
     }
@@ -353,6 +452,16 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
     arch_shape
         .validate()
         .map_err(|e| FileError::new(&shown, format!("GGUF shape: {}", e.message)))?;
+    // A header without tensors (or with a few) would plan a 70B shape as nothing at all.
+    if total.params == 0 {
+        return Err(fail(
+            &parts[0],
+            8,
+            "the header lists no tensors: there are no weights to plan from",
+        ));
+    }
+    super::checkpoint::check_against_shape(&total, arch_shape.param_count().total)
+        .map_err(|e| FileError::new(&shown, e))?;
     let name = first
         .text("general.name")
         .map(|n| crate::text::clean_prefix(n, 80))
@@ -409,7 +518,7 @@ pub fn gguf_files(dir: &Path, limit: usize) -> Vec<PathBuf> {
                 folders.push((path, depth + 1));
             } else if kind.is_file()
                 && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf"))
-                && gguf_parts(&path).first() == Some(&path)
+                && gguf_parts(&path).is_ok_and(|p| p.first() == Some(&path))
             {
                 found.push(path);
             }

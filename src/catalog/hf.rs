@@ -34,15 +34,23 @@ pub fn load(path: &Path) -> Result<Model, FileError> {
     if let Some(dir) = file.parent()
         && let Some(c) = super::checkpoint::read_safetensors_dir(dir)?
     {
-        attach_checkpoint(&mut model, &c);
+        attach_checkpoint(&mut model, &c).map_err(|e| {
+            // The folder's headers against the config's shape: name both.
+            FileError::new(
+                dir.display().to_string(),
+                format!("{e} (against {})", crate::text::clean(&shown)),
+            )
+        })?;
     }
     Ok(model)
 }
 
 /// Take the checkpoint's exact parameter count (dense models) and say where it and the
-/// config disagree.
-fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) {
+/// config disagree; refuse a checkpoint far from the config's shape (a partial download, a
+/// stub, another model's files).
+fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) -> Result<(), String> {
     let from_config = model.params().total;
+    super::checkpoint::check_against_shape(c, from_config)?;
     let a = &model.arch;
     let diff = c.params as i128 - from_config as i128;
     let why = if diff == (a.vocab * a.hidden) as i128 && a.tied_embeddings {
@@ -61,6 +69,7 @@ fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) {
         model.declared_params = Some(c.params);
     }
     model.checkpoint = c.weights();
+    Ok(())
 }
 
 /// The id an imported model gets: its folder's name, else the file stem.
@@ -682,30 +691,67 @@ pub fn cache_dir() -> Option<std::path::PathBuf> {
         .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().join(".cache/huggingface/hub")))
 }
 
+/// `refs/main` holds a 40-character commit hash; anything much longer is not a ref.
+const MAX_REF_BYTES: u64 = 1024;
+
 /// The snapshot folder of `org/name` in the cache: the one `refs/main` names, else the
 /// most recent; `None` when the cache does not hold it with a config.json.
 pub fn cached_snapshot(cache: &Path, repo: &str) -> Option<std::path::PathBuf> {
-    let (org, name) = repo.split_once('/')?;
+    find_snapshot(cache, repo).ok().flatten()
+}
+
+/// As [`cached_snapshot`], with why a `refs/main` cannot be used: it is read through the
+/// capped regular-file reader (a FIFO or a device is refused before it is opened), and the
+/// revision it names must be one folder name inside `snapshots/`, never a path out of the
+/// cache.
+fn find_snapshot(cache: &Path, repo: &str) -> Result<Option<std::path::PathBuf>, FileError> {
+    let Some((org, name)) = repo.split_once('/') else {
+        return Ok(None);
+    };
     if [org, name]
         .iter()
         .any(|p| p.is_empty() || p.contains(['/', '\\']) || *p == "..")
     {
-        return None;
+        return Ok(None);
     }
     let root = cache.join(format!("models--{org}--{name}"));
     let snapshots = root.join("snapshots");
-    let by_ref = std::fs::read_to_string(root.join("refs").join("main"))
-        .ok()
-        .map(|r| snapshots.join(r.trim()))
-        .filter(|p| p.join("config.json").is_file());
-    by_ref.or_else(|| {
-        std::fs::read_dir(&snapshots)
-            .ok()?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.join("config.json").is_file())
-            .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
-    })
+    // A snapshot is a real folder there (its files may be links into blobs/).
+    let usable =
+        |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) && p.join("config.json").is_file();
+    let refs = root.join("refs").join("main");
+    if std::fs::symlink_metadata(&refs).is_ok() {
+        let shown = refs.display().to_string();
+        let text = crate::files::read_text(&refs, MAX_REF_BYTES).map_err(|e| FileError::new(&shown, e))?;
+        let revision = text.trim();
+        let plain = !revision.is_empty()
+            && revision != "."
+            && revision != ".."
+            && revision
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if !plain {
+            return Err(FileError::new(
+                &shown,
+                format!(
+                    "names {}, not a revision: a revision is one folder name inside snapshots/",
+                    crate::text::clean_prefix(revision, 60)
+                ),
+            ));
+        }
+        let by_ref = snapshots.join(revision);
+        if usable(&by_ref) {
+            return Ok(Some(by_ref));
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(&snapshots) else {
+        return Ok(None);
+    };
+    Ok(entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| usable(p))
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()))
 }
 
 /// Every model the cache holds with a config.json, as `org/name` (at most `limit`).
@@ -726,7 +772,11 @@ pub fn cached_models(cache: &Path, limit: usize) -> Vec<String> {
 
 /// `org/name` from the cache, offline: its config.json and checkpoint headers.
 pub fn load_cached(cache: &Path, repo: &str) -> Option<Result<Model, FileError>> {
-    let snapshot = cached_snapshot(cache, repo)?;
+    let snapshot = match find_snapshot(cache, repo) {
+        Ok(Some(s)) => s,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e)),
+    };
     Some(load(&snapshot).map(|mut m| {
         m.id = crate::text::clean_prefix(repo, 80);
         if m.name == snapshot.file_name().and_then(|n| n.to_str()).unwrap_or("") || m.name.starts_with('/') {

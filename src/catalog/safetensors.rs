@@ -7,14 +7,20 @@ use std::path::{Path, PathBuf};
 use super::FileError;
 use super::checkpoint::{Checkpoint, MAX_SAFETENSORS_HEADER_BYTES, fail};
 
-/// Bytes per element of a safetensors dtype.
-fn safetensors_bytes(dtype: &str) -> Option<f64> {
+/// An index larger than this is refused (DeepSeek-V3's, one of the longest, is under 10 MB).
+pub const MAX_INDEX_BYTES: u64 = 32 << 20;
+
+/// The index that names a sharded checkpoint's files.
+pub const INDEX: &str = "model.safetensors.index.json";
+
+/// Bits per element of a safetensors dtype (whole numbers: F4 is 4).
+fn safetensors_bits(dtype: &str) -> Option<u64> {
     Some(match dtype {
-        "F64" | "I64" | "U64" => 8.0,
-        "F32" | "I32" | "U32" => 4.0,
-        "F16" | "BF16" | "I16" | "U16" => 2.0,
-        "F8_E4M3" | "F8_E5M2" | "F8_E8M0" | "I8" | "U8" | "BOOL" => 1.0,
-        "F4" => 0.5,
+        "F64" | "I64" | "U64" => 64,
+        "F32" | "I32" | "U32" => 32,
+        "F16" | "BF16" | "I16" | "U16" => 16,
+        "F8_E4M3" | "F8_E5M2" | "F8_E8M0" | "I8" | "U8" | "BOOL" => 8,
+        "F4" => 4,
         _ => return None,
     })
 }
@@ -97,100 +103,157 @@ pub fn read_safetensors_header(
     let serde_json::Value::Object(tensors) = json else {
         return Err(fail(path, 8, "header is not a JSON object"));
     };
-    let data_len = file_len - 8 - n;
+    let data_start = 8 + n;
+    let data_len = file_len - data_start;
+    // (begin, end, name) of every tensor: they must tile the data section.
+    let mut spans: Vec<(u64, u64, &str)> = Vec::with_capacity(tensors.len());
     for (name, t) in tensors.iter().filter(|(k, _)| *k != "__metadata__") {
+        let shown = crate::text::clean_prefix(name, 60);
         let dtype = t.get("dtype").and_then(|d| d.as_str()).unwrap_or("");
-        let width = safetensors_bytes(dtype).ok_or_else(|| {
-            fail(
-                path,
-                8,
-                format!(
-                    "tensor {}: unknown dtype {dtype:?}",
-                    crate::text::clean_prefix(name, 60)
-                ),
-            )
-        })?;
-        let shape: Option<Vec<u64>> = t
-            .get("shape")
-            .and_then(|s| s.as_array())
-            .map(|a| a.iter().map(|d| d.as_u64()).collect::<Option<Vec<u64>>>())
-            .unwrap_or(None);
-        let offsets: Option<Vec<u64>> = t
-            .get("data_offsets")
-            .and_then(|s| s.as_array())
-            .map(|a| a.iter().map(|d| d.as_u64()).collect::<Option<Vec<u64>>>())
-            .unwrap_or(None);
+        let bits = safetensors_bits(dtype)
+            .ok_or_else(|| fail(path, 8, format!("tensor {shown}: unknown dtype {dtype:?}")))?;
+        let list = |key: &str| -> Option<Vec<u64>> {
+            t.get(key)?
+                .as_array()?
+                .iter()
+                .map(|d| d.as_u64())
+                .collect::<Option<Vec<u64>>>()
+        };
         let (Some(shape), Some([begin, end])) = (
-            shape,
-            offsets.as_deref().and_then(|o| <[u64; 2]>::try_from(o).ok()),
+            list("shape"),
+            list("data_offsets").and_then(|o| <[u64; 2]>::try_from(o).ok()),
         ) else {
             return Err(fail(
                 path,
                 8,
-                format!(
-                    "tensor {}: shape or data_offsets missing",
-                    crate::text::clean_prefix(name, 60)
-                ),
+                format!("tensor {shown}: shape or data_offsets missing"),
             ));
         };
         if begin > end || end > data_len {
             return Err(fail(
                 path,
-                8 + n + end.min(data_len),
+                data_start + end.min(data_len),
                 format!(
-                    "tensor {}: data_offsets [{begin}, {end}] past the end of the data ({data_len} bytes)",
-                    crate::text::clean_prefix(name, 60)
+                    "tensor {shown}: data_offsets [{begin}, {end}] past the end of the data ({data_len} bytes)"
                 ),
             ));
         }
         let elements = shape
             .iter()
             .try_fold(1u64, |a, d| a.checked_mul(*d))
-            .ok_or_else(|| fail(path, 8, "shape overflows"))?;
+            .ok_or_else(|| fail(path, 8, format!("tensor {shown}: shape {shape:?} overflows")))?;
+        // Exact in integers (128 bits: no overflow): ceil(elements × bits / 8) bytes.
         let bytes = end - begin;
-        if (elements as f64 * width - bytes as f64).abs() > 1.0 {
+        let needed = (u128::from(elements) * u128::from(bits)).div_ceil(8);
+        if needed != u128::from(bytes) {
             return Err(fail(
                 path,
-                8,
-                format!(
-                    "tensor {}: {elements} × {dtype} is not {bytes} bytes",
-                    crate::text::clean_prefix(name, 60)
-                ),
+                data_start + begin,
+                format!("tensor {shown}: {elements} × {dtype} is not {bytes} bytes"),
             ));
         }
         // Packed 4-bit weights count their real parameters; quantization metadata counts none.
         let (kind, params) = if is_quant_metadata(name) {
-            (format!("{dtype} (quantization scales)"), 0)
+            (format!("{dtype} (quantization scales)"), Some(0))
         } else if name.ends_with(".qweight") && dtype == "I32" {
-            ("I32 (GPTQ/AWQ 4-bit)".to_string(), elements * 8)
+            ("I32 (GPTQ/AWQ 4-bit)".to_string(), elements.checked_mul(8))
         } else if name.ends_with("_blocks") && dtype == "U8" {
-            ("U8 (MXFP4)".to_string(), elements * 2)
+            ("U8 (MXFP4)".to_string(), elements.checked_mul(2))
         } else {
-            (dtype.to_string(), elements)
+            (dtype.to_string(), Some(elements))
         };
-        into.add(&kind, params, bytes);
+        let params = params.ok_or_else(|| {
+            fail(
+                path,
+                8,
+                format!("tensor {shown}: {elements} packed elements overflow a parameter count"),
+            )
+        })?;
+        into.add(&kind, params, bytes)
+            .map_err(|e| fail(path, data_start + begin, format!("tensor {shown}: {e}")))?;
+        spans.push((begin, end, name));
     }
+    check_tiling(path, data_start, data_len, &mut spans)?;
     into.files += 1;
     Ok(())
 }
 
-/// Every `.safetensors` file of a folder (the shards listed by `model.safetensors.index.json`
-/// when there is one); `None` when the folder has none.
+/// The tensors cover the data section exactly, as the safetensors library requires: sorted
+/// by offset, each starts where the last ended, the last ends at the end of the file. A
+/// thousand tensors sharing one range would otherwise count a thousand times.
+fn check_tiling(
+    path: &Path,
+    data_start: u64,
+    data_len: u64,
+    spans: &mut [(u64, u64, &str)],
+) -> Result<(), FileError> {
+    spans.sort_unstable();
+    let mut expected = 0u64;
+    let mut previous = "";
+    for &(begin, end, name) in spans.iter() {
+        let shown = crate::text::clean_prefix(name, 60);
+        if begin < expected {
+            return Err(fail(
+                path,
+                data_start + begin,
+                format!(
+                    "tensor {shown}: data_offsets [{begin}, {end}] overlap tensor {} (which ends at {expected})",
+                    crate::text::clean_prefix(previous, 60)
+                ),
+            ));
+        }
+        if begin > expected {
+            return Err(fail(
+                path,
+                data_start + expected,
+                format!("tensor {shown}: data_offsets [{begin}, {end}] leave a gap after {expected}"),
+            ));
+        }
+        expected = end;
+        previous = name;
+    }
+    if expected != data_len {
+        return Err(fail(
+            path,
+            data_start + expected,
+            format!("the tensors end at {expected}, but the data section holds {data_len} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+/// A checkpoint folder's safetensors headers; `None` when the folder has none. With an
+/// index (`model.safetensors.index.json`) exactly the shards it names are read, and every
+/// one of them must be there (as the file or as a `--hub` header stub): a partial download
+/// would otherwise plan as a small model. Without one, every `.safetensors` file (or its
+/// stub, when the file is absent) is read.
 pub fn read_safetensors_dir(dir: &Path) -> Result<Option<Checkpoint>, FileError> {
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
+    let index = dir.join(INDEX);
+    let files = if std::fs::symlink_metadata(&index).is_ok() {
+        indexed_shards(&index)?
+    } else {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(None);
+        };
+        let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.extension()
-                    .is_some_and(|x| x == "safetensors" || x == HEADER_STUB)
+            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+            .collect();
+        let stubs: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == HEADER_STUB))
+                    .filter(|p| !files.contains(&p.with_extension("safetensors")))
+                    .collect()
             })
-            .collect(),
-        Err(_) => return Ok(None),
+            .unwrap_or_default();
+        files.extend(stubs);
+        files
     };
     if files.is_empty() {
         return Ok(None);
     }
-    files.sort();
     let mut c = Checkpoint::default();
     for f in &files {
         if f.extension().is_some_and(|x| x == HEADER_STUB) {
@@ -200,6 +263,78 @@ pub fn read_safetensors_dir(dir: &Path) -> Result<Option<Checkpoint>, FileError>
         }
     }
     Ok(Some(c))
+}
+
+/// The shard files an index names, each present as itself or as its header stub.
+fn indexed_shards(index: &Path) -> Result<Vec<PathBuf>, FileError> {
+    let shown = index.display().to_string();
+    let bytes = crate::files::read_bytes(index, MAX_INDEX_BYTES).map_err(|e| FileError::new(&shown, e))?;
+    let json: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| FileError::new(&shown, format!("line {}: not JSON: {e}", e.line())))?;
+    let names = shard_names(&json).map_err(|e| FileError::new(&shown, e))?;
+    let dir = index.parent().unwrap_or(Path::new("."));
+    let mut files = Vec::with_capacity(names.len());
+    let mut missing = Vec::new();
+    for name in &names {
+        let file = dir.join(name);
+        let stub = dir.join(format!("{}.{HEADER_STUB}", name.trim_end_matches(".safetensors")));
+        if std::fs::symlink_metadata(&file).is_ok() {
+            files.push(file);
+        } else if std::fs::symlink_metadata(&stub).is_ok() {
+            files.push(stub);
+        } else {
+            missing.push(crate::text::clean_prefix(name, 80));
+        }
+    }
+    if !missing.is_empty() {
+        return Err(FileError::new(
+            &shown,
+            format!(
+                "'weight_map' names {} shards and {} of them are not in the folder ({}{}): the checkpoint is incomplete",
+                names.len(),
+                missing.len(),
+                missing[..missing.len().min(3)].join(", "),
+                if missing.len() > 3 { ", …" } else { "" }
+            ),
+        ));
+    }
+    Ok(files)
+}
+
+/// The shard names of an index's `weight_map`, sorted, once each; each a plain
+/// `.safetensors` file name (no folder, no hidden file).
+pub fn shard_names(index: &serde_json::Value) -> Result<Vec<String>, String> {
+    let map = index
+        .get("weight_map")
+        .and_then(|m| m.as_object())
+        .ok_or("no 'weight_map' object")?;
+    let mut names = Vec::new();
+    for (tensor, v) in map {
+        let Some(name) = v.as_str() else {
+            return Err(format!(
+                "'weight_map' key {}: the shard is not a string",
+                crate::text::clean_prefix(tensor, 60)
+            ));
+        };
+        if !name.ends_with(".safetensors")
+            || name.contains(['/', '\\'])
+            || name.starts_with('.')
+            || name.chars().any(crate::text::is_control)
+        {
+            return Err(format!(
+                "'weight_map' key {}: {} is not a .safetensors file name in this folder",
+                crate::text::clean_prefix(tensor, 60),
+                crate::text::clean_prefix(name, 80)
+            ));
+        }
+        names.push(name.to_string());
+    }
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return Err("'weight_map' names no shards".into());
+    }
+    Ok(names)
 }
 
 /// The extension of a checkpoint header fetched from the Hub (`--hub`): the file's length
@@ -226,7 +361,5 @@ fn read_header_stub(path: &Path, into: &mut Checkpoint) -> Result<(), FileError>
     if n > MAX_SAFETENSORS_HEADER_BYTES || bytes.len() as u64 != 16 + n {
         return Err(fail(path, 8, "header stub does not hold its header"));
     }
-    read_safetensors_header(path, &bytes[16..], file_len, into)?;
-    into.files += 1;
-    Ok(())
+    read_safetensors_header(path, &bytes[16..], file_len, into)
 }
