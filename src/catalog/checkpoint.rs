@@ -7,7 +7,9 @@ use std::path::Path;
 
 use super::FileError;
 
-pub use super::gguf::{Gguf, Meta, ggml_type, gguf_files, gguf_model, read_gguf};
+pub use super::gguf::{
+    Gguf, Meta, ggml_type, gguf_files, gguf_model, gguf_model_bytes, read_gguf, read_gguf_bytes,
+};
 pub use super::safetensors::{HEADER_STUB, header_stub, read_safetensors_dir, read_safetensors_header};
 
 /// A GGUF header larger than this is refused (its tokenizer arrays run to a few MB).

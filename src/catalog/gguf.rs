@@ -376,7 +376,6 @@ fn gguf_parts(path: &Path) -> Result<Vec<PathBuf>, FileError> {
 /// A model from a GGUF file (or its split parts): the shape from the `<arch>.*` keys, the
 /// exact parameter count and weight bytes from the tensor infos.
 pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
-    use crate::engine::model::{Architecture, MlpKind, Model, Moe, SlidingWindow};
     let parts = gguf_parts(path)?;
     let first = read_gguf(&parts[0])?;
     let mut total = first.checkpoint.clone();
@@ -389,6 +388,19 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
         }
         total.files += 1;
     }
+    model_from(path, &first, total)
+}
+
+/// A model from one GGUF file's bytes (`path` names it): what the fuzz tests drive.
+pub fn gguf_model_bytes(path: &Path, bytes: &[u8]) -> Result<crate::engine::Model, FileError> {
+    let first = read_gguf_bytes(path, bytes)?;
+    let total = first.checkpoint.clone();
+    model_from(path, &first, total)
+}
+
+/// The model a GGUF header describes, with `total` the tensors of all its parts.
+fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::engine::Model, FileError> {
+    use crate::engine::model::{Architecture, MlpKind, Model, Moe, SlidingWindow};
     let shown = path.display().to_string();
     let arch = first.text("general.architecture").unwrap_or("llama").to_string();
     let key = |k: &str| first.int(&format!("{arch}.{k}"));
@@ -455,7 +467,7 @@ pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
     // A header without tensors (or with a few) would plan a 70B shape as nothing at all.
     if total.params == 0 {
         return Err(fail(
-            &parts[0],
+            path,
             8,
             "the header lists no tensors: there are no weights to plan from",
         ));
