@@ -293,6 +293,15 @@ fn every_shard_an_index_names_must_be_there() {
         err.contains("m/model.safetensors.index.json: 'weight_map' names 4 shards and 3 of them are not in the folder (model-00002-of-00004.safetensors, model-00003-of-00004.safetensors, model-00004-of-00004.safetensors): the checkpoint is incomplete"),
         "{err}"
     );
+    // None of the shards (the JSON files alone were downloaded): the config is planned.
+    std::fs::remove_file(c.input(&format!("m/{}", shard(1)))).unwrap();
+    let out = common::vramfit()
+        .args(["plan", "--model", c.input("m").to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["model"]["params"], 8_030_261_248u64);
     // A shard name that leaves the folder.
     let index = json!({"weight_map": {"x": "../outside.safetensors"}});
     c.file("m/model.safetensors.index.json", index.to_string().as_bytes());

@@ -5,6 +5,7 @@ pub mod checkpoint;
 pub mod families;
 pub mod gguf;
 pub mod hf;
+pub mod hfcache;
 pub mod hub;
 pub mod safetensors;
 mod validate;

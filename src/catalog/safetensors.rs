@@ -224,8 +224,8 @@ fn check_tiling(
 
 /// A checkpoint folder's safetensors headers; `None` when the folder has none. With an
 /// index (`model.safetensors.index.json`) exactly the shards it names are read, and every
-/// one of them must be there (as the file or as a `--hub` header stub): a partial download
-/// would otherwise plan as a small model. Without one, every `.safetensors` file (or its
+/// one of them must be there (as the file or as a `--hub` header stub) unless none is: a
+/// partial download would otherwise plan as a small model. Without one, every `.safetensors` file (or its
 /// stub, when the file is absent) is read.
 pub fn read_safetensors_dir(dir: &Path) -> Result<Option<Checkpoint>, FileError> {
     let index = dir.join(INDEX);
@@ -285,6 +285,12 @@ fn indexed_shards(index: &Path) -> Result<Vec<PathBuf>, FileError> {
         } else {
             missing.push(crate::text::clean_prefix(name, 80));
         }
+    }
+    // An index with none of its shards (a download of the JSON files alone) is no
+    // checkpoint: the config's shape is planned, as for a folder without weights. Some but
+    // not all is a partial download, refused.
+    if missing.len() == names.len() {
+        return Ok(Vec::new());
     }
     if !missing.is_empty() {
         return Err(FileError::new(
