@@ -484,7 +484,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
                 .to_string()
         });
     let mut warnings = vec![format!(
-        "the file holds {} of weights ({} parameters, exact from its tensor infos{}); plan with the matching --weights",
+        "the file holds {} of weights ({} parameters, exact from its tensor infos{}); planned as stored unless --weights names another format",
         total.summary(),
         crate::engine::units::format_params(total.params),
         if total.files > 1 {

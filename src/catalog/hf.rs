@@ -71,8 +71,15 @@ fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) -> Re
         model.declared_params = Some(c.params);
     }
     model.checkpoint = c.weights();
+    // The headers name the stored format, which becomes the default: no format to choose.
+    if model.checkpoint.is_some() {
+        model.warnings.retain(|w| !w.ends_with(CHOOSE_PRECISION));
+    }
     Ok(())
 }
+
+/// Said of a quantized checkpoint whose headers are not at hand (the config alone).
+const CHOOSE_PRECISION: &str = ": choose the matching weight precision";
 
 /// The id an imported model gets: its folder's name, else the file stem.
 fn model_id_for(file: &Path) -> String {
@@ -215,7 +222,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         .and_then(Value::as_str)
     {
         warnings.push(format!(
-            "checkpoint ships {}-quantized weights: choose the matching weight precision",
+            "checkpoint ships {}-quantized weights{CHOOSE_PRECISION}",
             crate::text::clean_prefix(q, 32)
         ));
     }
