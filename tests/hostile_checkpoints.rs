@@ -248,7 +248,9 @@ fn large_tokenizer_arrays_are_passed_over_not_parsed() {
         assert_eq!(read.int("tokenizer.ggml.token_type"), Some(n));
     }
     let took = started.elapsed();
-    assert!(took < Duration::from_secs(5), "five headers took {took:?}");
+    // Element by element this took seconds per file; passed over, a fraction of a second
+    // even unoptimized (the bound leaves room for a loaded machine).
+    assert!(took < Duration::from_secs(10), "five headers took {took:?}");
     // A fixed-size array that claims more than the file holds: refused, not skipped past.
     let mut g = Gguf::new(0, 1);
     g.string("a").u32(9).u32(12).u64(1 << 40);

@@ -113,11 +113,21 @@ impl<R: Read + Seek> Reader<'_, R> {
         self.at = to;
         Ok(())
     }
+    /// `N` bytes into an array: no allocation (a tokenizer has millions of lengths to read).
+    fn array_of<const N: usize>(&mut self) -> Result<[u8; N], FileError> {
+        let to = self.reach(N as u64)?;
+        let mut b = [0u8; N];
+        self.r
+            .read_exact(&mut b)
+            .map_err(|_| fail(self.path, self.at, "the file ends inside the header"))?;
+        self.at = to;
+        Ok(b)
+    }
     fn u32(&mut self) -> Result<u32, FileError> {
-        Ok(u32::from_le_bytes(self.bytes(4)?.try_into().unwrap_or_default()))
+        Ok(u32::from_le_bytes(self.array_of()?))
     }
     fn u64(&mut self) -> Result<u64, FileError> {
-        Ok(u64::from_le_bytes(self.bytes(8)?.try_into().unwrap_or_default()))
+        Ok(u64::from_le_bytes(self.array_of()?))
     }
     fn string(&mut self) -> Result<String, FileError> {
         let n = self.u64()?;
