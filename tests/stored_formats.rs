@@ -1,7 +1,6 @@
-//! A checkpoint's own formats are the default weights (issue 21, item 4): a GGUF file or a
-//! GPTQ safetensors folder plans in its stored format, the weights segment being the file's
-//! bytes exactly; a `--weights` naming another format re-estimates from the parameter count
-//! and says so; the planner does the same for models it lists from a checkpoint.
+//! A checkpoint's own formats (issue 21, item 4): a GGUF file or a GPTQ safetensors folder
+//! says what it stores; where the headers name the format, nothing tells the user to choose
+//! it ("plan with the matching --weights" printed even when --weights was given).
 
 use std::path::{Path, PathBuf};
 
@@ -92,38 +91,19 @@ fn write_gguf(path: &Path) -> u64 {
 }
 
 #[test]
-fn a_gguf_plans_in_its_stored_format_unless_weights_says_otherwise() {
+fn a_gguf_states_its_stored_format_without_telling_the_user_to_choose_it() {
     let d = dir("gguf");
     let path = d.join("tiny-Q8_0.gguf");
-    let bytes = write_gguf(&path);
+    write_gguf(&path);
     let (own, err) = plan(&path, &[]);
     assert_eq!(own["model"]["params"], 73_920);
-    assert_eq!(own["scenario"]["weights"], "q8_0", "{}", own["scenario"]);
-    let w = common::segment(&own, "weights");
-    assert_eq!(w["bytes"], bytes);
+    // (A count under a million shows as 0M: format_params rounds to millions.)
     assert!(
-        w["formula"]
-            .as_str()
-            .unwrap()
-            .starts_with("from the checkpoint's headers"),
-        "{w}"
-    );
-    assert!(!err.contains("re-estimates"), "{err}");
-    // Another format: re-estimated from the count, and said.
-    let (other, err) = plan(&path, &["--weights", "bf16"]);
-    assert_eq!(other["scenario"]["weights"], "bf16");
-    assert_eq!(common::segment(&other, "weights")["bytes"], 73_920 * 2);
-    assert!(
-        err.contains(
-            "warning: --weights bf16 re-estimates the weights from the parameter count; the checkpoint stores q8_0 ("
-        ),
+        err.contains("(0M parameters, exact from its tensor infos); planned as stored unless --weights names another format"),
         "{err}"
     );
+    let (_, err) = plan(&path, &["--weights", "bf16"]);
     assert!(!err.contains("plan with the matching --weights"), "{err}");
-    // The stored format named: no note.
-    let (same, err) = plan(&path, &["--weights", "q8_0"]);
-    assert_eq!(common::segment(&same, "weights")["bytes"], bytes);
-    assert!(!err.contains("re-estimates"), "{err}");
 }
 
 /// A safetensors file of the given (name, dtype, shape, bytes per element) tensors, tiled.
@@ -190,8 +170,12 @@ fn a_gptq_folder_plans_in_int4_at_its_files_bytes() {
     let bytes = write_safetensors(&d.join("model.safetensors"), &list);
     let (own, err) = plan(&d, &[]);
     assert_eq!(own["model"]["params"], 45_248);
-    assert_eq!(own["scenario"]["weights"], "int4");
-    assert_eq!(common::segment(&own, "weights")["bytes"], bytes);
+    // The headers name the format (INT4, its bytes exactly): nothing left to choose.
+    let c = vramfit::catalog::checkpoint::read_safetensors_dir(&d)
+        .unwrap()
+        .unwrap();
+    assert_eq!(c.bytes, bytes);
+    assert_eq!(c.native_format(), Some(vramfit::engine::WeightPrecision::Int4));
     assert!(!err.contains("choose the matching weight precision"), "{err}");
     // The config alone (no headers): the format is not known, so it is asked for.
     std::fs::remove_file(d.join("model.safetensors")).unwrap();
@@ -200,32 +184,4 @@ fn a_gptq_folder_plans_in_int4_at_its_files_bytes() {
         err.contains("checkpoint ships gptq-quantized weights: choose the matching weight precision"),
         "{err}"
     );
-}
-
-#[test]
-fn the_planner_takes_a_listed_checkpoints_format_and_gives_it_back() {
-    use vramfit::engine::WeightPrecision;
-    let d = dir("planner");
-    let path = d.join("tiny-Q8_0.gguf");
-    write_gguf(&path);
-    let model = vramfit::catalog::checkpoint::gguf_model(&path).unwrap();
-    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
-    let theme = vramfit::tui::theme::Theme::load("default", None).unwrap();
-    let mut app = vramfit::tui::app::App::new(catalog, theme, None, Some("llama-3.1-8b"));
-    assert_eq!(app.scenario.weights, WeightPrecision::Bf16);
-    app.add_local_models(vec![model]);
-    assert!(app.select_model("tiny-Q8_0"));
-    assert_eq!(app.scenario.weights, WeightPrecision::Q8_0);
-    assert!(app.select_model("llama-3.1-8b"));
-    assert_eq!(app.scenario.weights, WeightPrecision::Bf16);
-    // Opened on the file itself, the planner starts in its format.
-    let model = vramfit::catalog::checkpoint::gguf_model(&path).unwrap();
-    let theme = vramfit::tui::theme::Theme::load("default", None).unwrap();
-    let app = vramfit::tui::app::App::new(
-        vramfit::catalog::Catalog::embedded().unwrap(),
-        theme,
-        Some(model),
-        None,
-    );
-    assert_eq!(app.scenario.weights, WeightPrecision::Q8_0);
 }

@@ -454,26 +454,6 @@ fn io_error(e: std::io::Error) -> CliError {
     }
 }
 
-/// A checkpoint's stored format is the default weights for inference, so the weights
-/// segment is its bytes exactly; a `--weights` naming another format re-estimates from the
-/// parameter count, and a warning says so.
-fn stored_weights(args: &PlanArgs, model: &mut Model, scenario: &mut crate::engine::Scenario) {
-    use crate::engine::Choice;
-    let Some(c) = &model.checkpoint else {
-        return;
-    };
-    match args.weights {
-        None if !args.method.is_training() => scenario.weights = c.format,
-        Some(w) if w != c.format => model.warnings.push(format!(
-            "--weights {} re-estimates the weights from the parameter count; the checkpoint stores {} ({})",
-            w.id(),
-            c.format.id(),
-            c.summary
-        )),
-        _ => {}
-    }
-}
-
 /// `vramfit plan`: one scenario against the catalog, as text, JSON or Markdown.
 fn run_plan(
     catalog: &Catalog,
@@ -486,9 +466,8 @@ fn run_plan(
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }
-    let mut model = resolve_model(catalog, &args.model, hub)?;
+    let model = resolve_model(catalog, &args.model, hub)?;
     let mut scenario = args.scenario()?;
-    stored_weights(args, &mut model, &mut scenario);
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
     }
@@ -563,9 +542,8 @@ fn run_fit(
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }
-    let mut model = resolve_model(catalog, &args.model, hub)?;
-    let mut scenario = args.scenario()?;
-    stored_weights(args, &mut model, &mut scenario);
+    let model = resolve_model(catalog, &args.model, hub)?;
+    let scenario = args.scenario()?;
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
     }

@@ -124,9 +124,6 @@ pub struct App {
     pub model_offset: usize,
     pub card_offset: usize,
     pub knob_offset: usize,
-    /// The weights before a checkpoint's stored format replaced them, and that format: put
-    /// back on leaving the checkpoint's model unless the user chose another meanwhile.
-    stored_weights: Option<(crate::engine::WeightPrecision, crate::engine::WeightPrecision)>,
 }
 
 impl App {
@@ -187,30 +184,9 @@ impl App {
             model_offset: 0,
             card_offset: 0,
             knob_offset: 0,
-            stored_weights: None,
         };
-        if app.current_model().checkpoint.is_some() {
-            app.follow_stored_weights();
-            app.recompute();
-        }
         app.refresh_other();
         app
-    }
-
-    /// A model read from a checkpoint plans in its stored format, as `plan` does without
-    /// `--weights` (the weights segment is then the file's bytes); leaving it restores the
-    /// format chosen before, unless the user turned Weights meanwhile.
-    fn follow_stored_weights(&mut self) {
-        let stored = self.current_model().checkpoint.as_ref().map(|c| c.format);
-        if let Some((before, applied)) = self.stored_weights.take()
-            && self.scenario.weights == applied
-        {
-            self.scenario.weights = before;
-        }
-        if let Some(format) = stored.filter(|_| !self.scenario.method.is_training()) {
-            self.stored_weights = Some((self.scenario.weights, format));
-            self.scenario.weights = format;
-        }
     }
 
     pub fn current_model(&self) -> &Model {
@@ -572,7 +548,6 @@ impl App {
     fn set_model(&mut self, index: usize) {
         if index != self.model {
             self.model = index;
-            self.follow_stored_weights();
             self.recompute();
         }
     }
