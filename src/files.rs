@@ -28,6 +28,10 @@ pub fn read_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
         ));
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // Swapped for something else between the check and the open: refused all the same.
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err("not a regular file (a folder, device or pipe cannot be read as one)".into());
+    }
     let mut bytes = Vec::new();
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
@@ -54,6 +58,44 @@ fn temp_name(dir: &Path, name: &str, attempt: u32) -> PathBuf {
         h.write_u128(t.as_nanos());
     }
     dir.join(format!(".{name}.{:016x}.tmp", h.finish()))
+}
+
+/// A new, empty folder beside `path` under a name nobody can predict (created exclusively:
+/// an existing folder or a planted link at that name is never reused).
+pub fn create_temp_dir(path: &Path) -> std::io::Result<PathBuf> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("dir");
+    let mut attempt = 0;
+    loop {
+        let tmp = temp_name(dir, name, attempt);
+        match std::fs::create_dir(&tmp) {
+            Ok(()) => return Ok(tmp),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Put the folder `fresh` in the place of `target`, whole: the old folder is moved aside,
+/// the new one renamed into its place, then the old one removed. A reader sees the old
+/// folder or the new one, never a mix of the two (only, for an instant, none).
+pub fn replace_dir(fresh: &Path, target: &Path) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(target).is_err() {
+        return std::fs::rename(fresh, target);
+    }
+    let old = create_temp_dir(target)?;
+    // rename() onto an empty folder replaces it.
+    std::fs::rename(target, &old)?;
+    if let Err(e) = std::fs::rename(fresh, target) {
+        let _ = std::fs::rename(&old, target);
+        return Err(e);
+    }
+    // The old folder is ours (the program's cache): removing it is safe.
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
 }
 
 /// Write `bytes` to `path` atomically (see the module's doc).

@@ -131,6 +131,30 @@ fn shapes_whose_counts_overflow_are_rejected_naming_the_field() {
     assert!(err.contains("parameters, over the 1e15"), "{err}");
 }
 
+// Every MLA dimension in range, the estimate under 10^15, yet the real formula's
+// q_lora_rank × heads × (nope + rope) runs to 10^19 (issue 22, repros 20 and 20b: it printed
+// "-2,161,684,848,527,208,077 params", or wrapped to a small count that "fit").
+#[test]
+fn an_mla_count_that_overflows_is_refused_by_its_real_formula() {
+    let c = Case::new("mla");
+    for (layers, total) in [(10_000, "9.01e19"), (2048, "1.84e19")] {
+        let text = format!(
+            r#"{{"model_type":"deepseek_v3","hidden_size":1,"num_hidden_layers":{layers},"num_attention_heads":65536,
+"num_key_value_heads":1,"head_dim":1,"vocab_size":1,"intermediate_size":1,"max_position_embeddings":4096,
+"q_lora_rank":1048576,"kv_lora_rank":1,"qk_rope_head_dim":65536,"qk_nope_head_dim":65536,"v_head_dim":1}}"#
+        );
+        let path = c.file(&format!("mla-{layers}/config.json"), &text);
+        let err = c.fails(&["plan", "--model", &path]);
+        // Pointed at the file and the key to blame (num_hidden_layers, on line 1).
+        assert!(err.contains("config.json:1:45:"), "{err}");
+        assert!(
+            err.contains(&format!("this shape has {total} parameters, over the 1e15"))
+                && err.contains("multi-head latent attention"),
+            "{err}"
+        );
+    }
+}
+
 fn gpu_entry(extra: &str) -> String {
     format!(
         r#"[[gpu]]

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 mod common;
 
@@ -18,12 +19,30 @@ struct Seen {
     sent: usize,
 }
 
+/// What the test server answers for a path: a file (ranges honoured) or a redirect.
+#[derive(Clone)]
+enum Answer {
+    File(Vec<u8>),
+    Redirect(u16, String),
+}
+
+type Answers = Arc<Mutex<HashMap<String, Answer>>>;
+
 /// Serve `files` under `/<repo>/resolve/main/`, honouring `Range: bytes=a-b`.
 fn serve(files: HashMap<String, Vec<u8>>) -> (u16, Arc<Mutex<Vec<Seen>>>) {
+    let answers = files.into_iter().map(|(k, v)| (k, Answer::File(v))).collect();
+    let (port, log, _) = serve_answers(answers, Duration::ZERO);
+    (port, log)
+}
+
+/// Serve `answers` (which the test may change between runs), each after `delay`.
+fn serve_answers(answers: HashMap<String, Answer>, delay: Duration) -> (u16, Arc<Mutex<Vec<Seen>>>, Answers) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let log = Arc::new(Mutex::new(Vec::new()));
     let seen = log.clone();
+    let answers = Arc::new(Mutex::new(answers));
+    let table = answers.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
@@ -46,9 +65,14 @@ fn serve(files: HashMap<String, Vec<u8>>) -> (u16, Arc<Mutex<Vec<Seen>>>) {
                     auth = Some(line[14..].trim().to_string());
                 }
             }
-            let (head, body): (String, Vec<u8>) = match files.get(&path) {
+            std::thread::sleep(delay);
+            let answer = table.lock().unwrap().get(&path).cloned();
+            let (head, body): (String, Vec<u8>) = match answer {
                 None => ("HTTP/1.1 404 Not Found\r\n".into(), b"not found".to_vec()),
-                Some(data) => match range.as_deref().and_then(|r| r.strip_prefix("bytes=")) {
+                Some(Answer::Redirect(code, to)) => {
+                    (format!("HTTP/1.1 {code} Moved\r\nLocation: {to}\r\n"), Vec::new())
+                }
+                Some(Answer::File(data)) => match range.as_deref().and_then(|r| r.strip_prefix("bytes=")) {
                     Some(r) => {
                         let (a, b) = r.split_once('-').unwrap();
                         let a: usize = a.parse().unwrap();
@@ -78,7 +102,7 @@ fn serve(files: HashMap<String, Vec<u8>>) -> (u16, Arc<Mutex<Vec<Seen>>>) {
             });
         }
     });
-    (port, log)
+    (port, log, answers)
 }
 
 /// A safetensors file of BF16 tensors (zeros), with its header's length.
@@ -224,4 +248,249 @@ fn hub_fetches_config_and_headers_by_range_requests() {
         err.contains("cannot reach http://127.0.0.1:9") && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// `plan --model acme/tiny-llama --hub --json` against `port`, with its own caches; the
+/// output and the vramfit cache folder.
+fn hub_plan(name: &str, port: u16, env: &[(&str, &str)]) -> (std::process::Output, std::path::PathBuf) {
+    let cache = temp(name);
+    let mut cmd = common::vramfit();
+    cmd.env("HF_ENDPOINT", format!("http://127.0.0.1:{port}"))
+        .env("HF_TOKEN", "hf_secret")
+        .env("HF_HUB_CACHE", temp(&format!("{name}-hf")))
+        .env("VRAMFIT_CACHE", &cache)
+        .timeout(Duration::from_secs(60))
+        .args(["plan", "--model", "acme/tiny-llama", "--hub", "--json"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    (cmd.output().unwrap(), cache)
+}
+
+/// Exit 2, nothing on stdout, no panic, one line; that line.
+fn refused(out: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+/// Nothing of the model was written to the cache.
+fn nothing_cached(cache: &std::path::Path) {
+    let hub = cache.join("hub");
+    let left: Vec<_> = std::fs::read_dir(&hub)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+const BASE: &str = "/acme/tiny-llama/resolve/main";
+
+#[test]
+fn redirects_to_other_schemes_are_refused_before_the_client_follows_them() {
+    // ureq 2 panicked following these.
+    let refused_scheme = "only http(s) redirects to a host are followed";
+    for (to, why) in [
+        ("file:///etc/passwd", refused_scheme),
+        ("data:text/plain,hi", refused_scheme),
+        ("mailto:root@example.com", refused_scheme),
+        ("unix:/run/docker.sock", refused_scheme),
+        ("http://", "empty host"),
+    ] {
+        let mut answers: HashMap<String, Answer> = tiny_llama()
+            .0
+            .into_iter()
+            .map(|(k, v)| (k, Answer::File(v)))
+            .collect();
+        answers.insert(format!("{BASE}/config.json"), Answer::Redirect(302, to.into()));
+        let (port, _, _) = serve_answers(answers, Duration::ZERO);
+        let (out, cache) = hub_plan("scheme", port, &[]);
+        let err = refused(&out);
+        assert!(
+            err.contains(&format!("{BASE}/config.json: HTTP 302 redirects to {to}: {why}")),
+            "{err}"
+        );
+        nothing_cached(&cache);
+    }
+}
+
+#[test]
+fn http_redirects_are_followed_and_the_token_stays_with_the_endpoint() {
+    let (files, count, _) = tiny_llama();
+    let mut answers = HashMap::new();
+    for (path, data) in files {
+        // The Hub answers with a relative path, and its CDN lives on another host.
+        let cdn = path.replace("/resolve/main/", "/cdn/");
+        let other_host = cdn.replace("/cdn/", "/other/");
+        answers.insert(path.clone(), Answer::Redirect(307, cdn.clone()));
+        answers.insert(
+            cdn,
+            Answer::Redirect(302, format!("http://localhost:PORT{other_host}")),
+        );
+        answers.insert(other_host, Answer::File(data));
+    }
+    let (port, log, table) = serve_answers(HashMap::new(), Duration::ZERO);
+    *table.lock().unwrap() = answers
+        .into_iter()
+        .map(|(k, v)| match v {
+            Answer::Redirect(c, to) => (k, Answer::Redirect(c, to.replace("PORT", &port.to_string()))),
+            file => (k, file),
+        })
+        .collect();
+    let (out, _) = hub_plan("redirects", port, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["model"]["params"], count);
+    let seen = log.lock().unwrap().clone();
+    for s in &seen {
+        let expected = (!s.path.contains("/other/")).then_some("Bearer hf_secret");
+        assert_eq!(s.auth.as_deref(), expected, "{s:?}");
+    }
+    // Three hops for each of config, index and two range requests per shard.
+    assert_eq!(seen.len(), 3 * (2 + 2 * 2), "{seen:?}");
+    // A loop of redirects ends.
+    let mut answers = HashMap::new();
+    answers.insert(
+        format!("{BASE}/config.json"),
+        Answer::Redirect(302, format!("{BASE}/config.json")),
+    );
+    let (port, _, _) = serve_answers(answers, Duration::ZERO);
+    let err = refused(&hub_plan("loop", port, &[]).0);
+    assert!(err.contains("config.json: more than 5 redirects"), "{err}");
+}
+
+#[test]
+fn a_shard_the_index_names_must_be_on_the_hub() {
+    let (mut files, _, _) = tiny_llama();
+    files.remove(&format!("{BASE}/model-00002-of-00002.safetensors"));
+    let (port, _) = serve(files);
+    let (out, cache) = hub_plan("404", port, &[]);
+    let err = refused(&out);
+    assert!(
+        err.contains(&format!(
+            "{BASE}/model-00002-of-00002.safetensors: not found (404), but model.safetensors.index.json names it: the checkpoint on the Hub is incomplete"
+        )),
+        "{err}"
+    );
+    nothing_cached(&cache);
+}
+
+#[test]
+fn an_index_of_too_many_shards_is_refused_before_any_shard_is_asked_for() {
+    let (mut files, _, _) = tiny_llama();
+    let weight_map: serde_json::Map<String, serde_json::Value> = (0..2000)
+        .map(|i| {
+            (
+                format!("t{i}"),
+                format!("model-{i:05}-of-02000.safetensors").into(),
+            )
+        })
+        .collect();
+    files.insert(
+        format!("{BASE}/model.safetensors.index.json"),
+        serde_json::to_vec(&serde_json::json!({"weight_map": weight_map})).unwrap(),
+    );
+    let (port, log) = serve(files);
+    let err = refused(&hub_plan("shards", port, &[]).0);
+    assert!(
+        err.contains(
+            "acme/tiny-llama: model.safetensors.index.json names 2000 shards; --hub reads at most 1000"
+        ),
+        "{err}"
+    );
+    assert!(log.lock().unwrap().iter().all(|s| !s.path.contains("model-")));
+}
+
+#[test]
+fn a_slow_server_is_bounded_by_the_fetchs_deadline() {
+    let answers = tiny_llama()
+        .0
+        .into_iter()
+        .map(|(k, v)| (k, Answer::File(v)))
+        .collect();
+    // Six requests of 0.8 s each against a 2 s limit.
+    let (port, _, _) = serve_answers(answers, Duration::from_millis(800));
+    let started = Instant::now();
+    let (out, cache) = hub_plan("slow", port, &[("VRAMFIT_HUB_TIMEOUT", "2")]);
+    let err = refused(&out);
+    assert!(
+        err.contains("the fetch took longer than 2 s (VRAMFIT_HUB_TIMEOUT sets the limit)"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    nothing_cached(&cache);
+}
+
+#[test]
+fn a_new_fetch_replaces_the_cached_one_whole() {
+    let (files, count, _) = tiny_llama();
+    let answers = files
+        .iter()
+        .map(|(k, v)| (k.clone(), Answer::File(v.clone())))
+        .collect();
+    let (port, _, table) = serve_answers(answers, Duration::ZERO);
+    let cache = temp("replace");
+    let run = || {
+        common::vramfit()
+            .env("HF_ENDPOINT", format!("http://127.0.0.1:{port}"))
+            .env("HF_HUB_CACHE", temp("replace-hf"))
+            .env("VRAMFIT_CACHE", &cache)
+            .args(["plan", "--model", "acme/tiny-llama", "--hub", "--json"])
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = cache.join("hub/models--acme--tiny-llama");
+    assert!(dir.join("model-00001-of-00002.safetensors-header").is_file());
+    // The repo is re-uploaded as one file with half the layers: the old shards' stubs must
+    // not be summed with the new file's.
+    let config = files[&format!("{BASE}/config.json")].clone();
+    let mut config: serde_json::Value = serde_json::from_slice(&config).unwrap();
+    config["num_hidden_layers"] = 1.into();
+    let (h, i, kv, v) = (64u64, 128u64, 32u64, 1000u64);
+    let tensors: Vec<(String, Vec<u64>)> = vec![
+        ("model.embed_tokens.weight".into(), vec![v, h]),
+        ("model.layers.0.self_attn.q_proj.weight".into(), vec![h, h]),
+        ("model.layers.0.self_attn.k_proj.weight".into(), vec![kv, h]),
+        ("model.layers.0.self_attn.v_proj.weight".into(), vec![kv, h]),
+        ("model.layers.0.self_attn.o_proj.weight".into(), vec![h, h]),
+        ("model.layers.0.mlp.gate_proj.weight".into(), vec![i, h]),
+        ("model.layers.0.mlp.up_proj.weight".into(), vec![i, h]),
+        ("model.layers.0.mlp.down_proj.weight".into(), vec![h, i]),
+        ("model.layers.0.input_layernorm.weight".into(), vec![h]),
+        ("model.layers.0.post_attention_layernorm.weight".into(), vec![h]),
+        ("model.norm.weight".into(), vec![h]),
+        ("lm_head.weight".into(), vec![v, h]),
+    ];
+    let (single, _) = safetensors(&tensors);
+    {
+        let mut t = table.lock().unwrap();
+        t.clear();
+        t.insert(
+            format!("{BASE}/config.json"),
+            Answer::File(serde_json::to_vec(&config).unwrap()),
+        );
+        t.insert(format!("{BASE}/model.safetensors"), Answer::File(single));
+    }
+    let out = run();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let per_layer = h * h + 2 * kv * h + h * h + 3 * i * h + 2 * h;
+    assert_eq!(json["model"]["params"], 2 * v * h + h + per_layer);
+    assert_eq!(count - per_layer, 2 * v * h + h + per_layer);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["config.json", "model.safetensors-header"]);
+    // No temporary folder is left beside it.
+    assert_eq!(std::fs::read_dir(cache.join("hub")).unwrap().count(), 1);
 }

@@ -3,16 +3,24 @@
 //! little-endian). A malformed header is reported with the file and the byte offset.
 
 use std::collections::BTreeMap;
-use std::io::{BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::FileError;
+
+pub use super::gguf::{
+    Gguf, Meta, ggml_type, gguf_files, gguf_model, gguf_model_bytes, read_gguf, read_gguf_bytes,
+};
+pub use super::safetensors::{HEADER_STUB, header_stub, read_safetensors_dir, read_safetensors_header};
 
 /// A GGUF header larger than this is refused (its tokenizer arrays run to a few MB).
 pub const MAX_HEADER_BYTES: u64 = 64 << 20;
 /// A safetensors header larger than this is refused: real ones list a shard's tensors in
 /// kilobytes (a few hundred KB for the largest MoE shards).
 pub const MAX_SAFETENSORS_HEADER_BYTES: u64 = 8 << 20;
+
+/// The most parameters a checkpoint may hold: the engine's bound on a shape
+/// ([`crate::engine::model::MAX_PARAMS`]), 10^15.
+pub const MAX_CHECKPOINT_PARAMS: u64 = 1_000_000_000_000_000;
 
 /// What the headers say: parameters and bytes, per storage type.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -26,12 +34,30 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    fn add(&mut self, kind: &str, params: u64, bytes: u64) {
+    /// Add one tensor (or one file's totals). Checked: a header may claim any size, and a
+    /// sum that wrapped would plan a wrong model as a small one. More than
+    /// [`MAX_CHECKPOINT_PARAMS`] parameters is no real checkpoint.
+    pub(super) fn add(&mut self, kind: &str, params: u64, bytes: u64) -> Result<(), String> {
+        let (Some(total_params), Some(total_bytes)) =
+            (self.params.checked_add(params), self.bytes.checked_add(bytes))
+        else {
+            return Err(format!(
+                "the tensors add up to more than {} bytes or parameters",
+                u64::MAX
+            ));
+        };
+        if total_params > MAX_CHECKPOINT_PARAMS {
+            return Err(
+                "the tensors add up to more than 10^15 parameters, over what a model can have".into(),
+            );
+        }
         let e = self.by_type.entry(kind.to_string()).or_default();
+        // Each part is at most its total, so these cannot wrap.
         e.0 += params;
         e.1 += bytes;
-        self.params += params;
-        self.bytes += bytes;
+        self.params = total_params;
+        self.bytes = total_bytes;
+        Ok(())
     }
 
     /// The format planning should use to match the file: the storage type holding the
@@ -78,645 +104,36 @@ impl Checkpoint {
     }
 }
 
-fn fail(path: &Path, offset: u64, message: impl Into<String>) -> FileError {
+/// How far apart a checkpoint's count and its shape's may be before the checkpoint is
+/// refused. Packed formats the reader cannot unpack (bitsandbytes' 4-bit U8 tensors count
+/// half their parameters) and extra towers (vision encoders beside a text config) stay well
+/// inside it; a missing shard, an empty file or another model's weights do not.
+pub const SHAPE_FACTOR: u64 = 4;
+
+/// Whether the tensors' count agrees with the shape's within [`SHAPE_FACTOR`]; why not, in
+/// words that say which is larger and by how much.
+pub fn check_against_shape(c: &Checkpoint, shape_params: u64) -> Result<(), String> {
+    let (file, shape) = (c.params, shape_params);
+    let too_few = file.saturating_mul(SHAPE_FACTOR) < shape;
+    let too_many = shape.saturating_mul(SHAPE_FACTOR) < file;
+    if !too_few && !too_many {
+        return Ok(());
+    }
+    // Both are at most 10^15 (the checkpoint's bound and the shape's): they fit an i64.
+    let exact = |n: u64| crate::engine::units::group_thousands(n.min(i64::MAX as u64) as i64);
+    Err(format!(
+        "the tensors hold {} parameters ({} bytes in {} files) but the shape has {}: more than {SHAPE_FACTOR} times {}, so the checkpoint is incomplete or not this model",
+        exact(file),
+        exact(c.bytes),
+        c.files,
+        exact(shape),
+        if too_few { "fewer" } else { "more" }
+    ))
+}
+
+pub(super) fn fail(path: &Path, offset: u64, message: impl Into<String>) -> FileError {
     FileError::new(
         path.display().to_string(),
         format!("byte {offset}: {}", message.into()),
     )
-}
-
-/// Bytes per element of a safetensors dtype.
-fn safetensors_bytes(dtype: &str) -> Option<f64> {
-    Some(match dtype {
-        "F64" | "I64" | "U64" => 8.0,
-        "F32" | "I32" | "U32" => 4.0,
-        "F16" | "BF16" | "I16" | "U16" => 2.0,
-        "F8_E4M3" | "F8_E5M2" | "F8_E8M0" | "I8" | "U8" | "BOOL" => 1.0,
-        "F4" => 0.5,
-        _ => return None,
-    })
-}
-
-/// Tensors that are quantization metadata, not parameters (GPTQ/AWQ scales and zeros,
-/// FP8 and MXFP4 scales, bitsandbytes state).
-fn is_quant_metadata(name: &str) -> bool {
-    [
-        ".scales",
-        ".qzeros",
-        ".g_idx",
-        "_scale",
-        ".weight_scale_inv",
-        "_scales",
-        ".absmax",
-        ".quant_map",
-        ".quant_state",
-        ".nested_absmax",
-        ".nested_quant_map",
-        ".input_scale",
-    ]
-    .iter()
-    .any(|s| name.ends_with(s) || name.contains(&format!("{s}.")))
-}
-
-/// One `.safetensors` file's header into `into`.
-fn read_safetensors_file(path: &Path, into: &mut Checkpoint) -> Result<(), FileError> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| FileError::new(path.display().to_string(), e.to_string()))?;
-    if !meta.is_file() {
-        return Err(fail(path, 0, "not a regular file"));
-    }
-    let mut f =
-        std::fs::File::open(path).map_err(|e| FileError::new(path.display().to_string(), e.to_string()))?;
-    let mut len = [0u8; 8];
-    f.read_exact(&mut len)
-        .map_err(|_| fail(path, 0, "shorter than the 8-byte header length"))?;
-    let n = u64::from_le_bytes(len);
-    if n > MAX_SAFETENSORS_HEADER_BYTES {
-        return Err(fail(
-            path,
-            0,
-            format!(
-                "header length {n} is over the {} MB limit",
-                MAX_SAFETENSORS_HEADER_BYTES >> 20
-            ),
-        ));
-    }
-    if 8 + n > meta.len() {
-        return Err(fail(
-            path,
-            0,
-            format!("header length {n} runs past the end of the file"),
-        ));
-    }
-    let mut header = vec![0u8; n as usize];
-    f.read_exact(&mut header)
-        .map_err(|_| fail(path, 8, "truncated header"))?;
-    read_safetensors_header(path, &header, meta.len(), into)
-}
-
-/// A `.safetensors` header (the JSON after the 8-byte length) of a file `file_len` bytes
-/// long into `into`: every tensor's dtype, shape and offsets checked against the file.
-pub fn read_safetensors_header(
-    path: &Path,
-    header: &[u8],
-    file_len: u64,
-    into: &mut Checkpoint,
-) -> Result<(), FileError> {
-    let n = header.len() as u64;
-    if 8 + n > file_len {
-        return Err(fail(
-            path,
-            0,
-            format!("header length {n} runs past the end of the file"),
-        ));
-    }
-    let json: serde_json::Value = serde_json::from_slice(header)
-        .map_err(|e| fail(path, 8 + e.column() as u64, format!("header is not JSON: {e}")))?;
-    let serde_json::Value::Object(tensors) = json else {
-        return Err(fail(path, 8, "header is not a JSON object"));
-    };
-    let data_len = file_len - 8 - n;
-    for (name, t) in tensors.iter().filter(|(k, _)| *k != "__metadata__") {
-        let dtype = t.get("dtype").and_then(|d| d.as_str()).unwrap_or("");
-        let width = safetensors_bytes(dtype).ok_or_else(|| {
-            fail(
-                path,
-                8,
-                format!(
-                    "tensor {}: unknown dtype {dtype:?}",
-                    crate::text::clean_prefix(name, 60)
-                ),
-            )
-        })?;
-        let shape: Option<Vec<u64>> = t
-            .get("shape")
-            .and_then(|s| s.as_array())
-            .map(|a| a.iter().map(|d| d.as_u64()).collect::<Option<Vec<u64>>>())
-            .unwrap_or(None);
-        let offsets: Option<Vec<u64>> = t
-            .get("data_offsets")
-            .and_then(|s| s.as_array())
-            .map(|a| a.iter().map(|d| d.as_u64()).collect::<Option<Vec<u64>>>())
-            .unwrap_or(None);
-        let (Some(shape), Some([begin, end])) = (
-            shape,
-            offsets.as_deref().and_then(|o| <[u64; 2]>::try_from(o).ok()),
-        ) else {
-            return Err(fail(
-                path,
-                8,
-                format!(
-                    "tensor {}: shape or data_offsets missing",
-                    crate::text::clean_prefix(name, 60)
-                ),
-            ));
-        };
-        if begin > end || end > data_len {
-            return Err(fail(
-                path,
-                8 + n + end.min(data_len),
-                format!(
-                    "tensor {}: data_offsets [{begin}, {end}] past the end of the data ({data_len} bytes)",
-                    crate::text::clean_prefix(name, 60)
-                ),
-            ));
-        }
-        let elements = shape
-            .iter()
-            .try_fold(1u64, |a, d| a.checked_mul(*d))
-            .ok_or_else(|| fail(path, 8, "shape overflows"))?;
-        let bytes = end - begin;
-        if (elements as f64 * width - bytes as f64).abs() > 1.0 {
-            return Err(fail(
-                path,
-                8,
-                format!(
-                    "tensor {}: {elements} × {dtype} is not {bytes} bytes",
-                    crate::text::clean_prefix(name, 60)
-                ),
-            ));
-        }
-        // Packed 4-bit weights count their real parameters; quantization metadata counts none.
-        let (kind, params) = if is_quant_metadata(name) {
-            (format!("{dtype} (quantization scales)"), 0)
-        } else if name.ends_with(".qweight") && dtype == "I32" {
-            ("I32 (GPTQ/AWQ 4-bit)".to_string(), elements * 8)
-        } else if name.ends_with("_blocks") && dtype == "U8" {
-            ("U8 (MXFP4)".to_string(), elements * 2)
-        } else {
-            (dtype.to_string(), elements)
-        };
-        into.add(&kind, params, bytes);
-    }
-    into.files += 1;
-    Ok(())
-}
-
-/// Every `.safetensors` file of a folder (the shards listed by `model.safetensors.index.json`
-/// when there is one); `None` when the folder has none.
-pub fn read_safetensors_dir(dir: &Path) -> Result<Option<Checkpoint>, FileError> {
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.extension()
-                    .is_some_and(|x| x == "safetensors" || x == HEADER_STUB)
-            })
-            .collect(),
-        Err(_) => return Ok(None),
-    };
-    if files.is_empty() {
-        return Ok(None);
-    }
-    files.sort();
-    let mut c = Checkpoint::default();
-    for f in &files {
-        if f.extension().is_some_and(|x| x == HEADER_STUB) {
-            read_header_stub(f, &mut c)?;
-        } else {
-            read_safetensors_file(f, &mut c)?;
-        }
-    }
-    Ok(Some(c))
-}
-
-/// The extension of a checkpoint header fetched from the Hub (`--hub`): the file's length
-/// (8 bytes, little-endian), then the file's first bytes up to the end of its header — a few
-/// KB standing for a file of many GB.
-pub const HEADER_STUB: &str = "safetensors-header";
-
-/// A stub's content for a file `file_len` bytes long whose first bytes are `prefix` (the
-/// 8-byte length and the header).
-pub fn header_stub(file_len: u64, prefix: &[u8]) -> Vec<u8> {
-    let mut out = file_len.to_le_bytes().to_vec();
-    out.extend_from_slice(prefix);
-    out
-}
-
-fn read_header_stub(path: &Path, into: &mut Checkpoint) -> Result<(), FileError> {
-    let bytes = crate::files::read_bytes(path, 8 + 8 + MAX_SAFETENSORS_HEADER_BYTES)
-        .map_err(|e| FileError::new(path.display().to_string(), e))?;
-    let (Some(len), Some(n)) = (bytes.get(0..8), bytes.get(8..16)) else {
-        return Err(fail(path, 0, "shorter than a header stub"));
-    };
-    let file_len = u64::from_le_bytes(len.try_into().unwrap_or_default());
-    let n = u64::from_le_bytes(n.try_into().unwrap_or_default());
-    if n > MAX_SAFETENSORS_HEADER_BYTES || bytes.len() as u64 != 16 + n {
-        return Err(fail(path, 8, "header stub does not hold its header"));
-    }
-    read_safetensors_header(path, &bytes[16..], file_len, into)?;
-    into.files += 1;
-    Ok(())
-}
-
-/// A ggml tensor type's block: (name, elements per block, bytes per block), from ggml's type
-/// table (ggml.h's `enum ggml_type` and the type traits).
-pub fn ggml_type(t: u32) -> Option<(&'static str, u64, u64)> {
-    Some(match t {
-        0 => ("F32", 1, 4),
-        1 => ("F16", 1, 2),
-        2 => ("Q4_0", 32, 18),
-        3 => ("Q4_1", 32, 20),
-        6 => ("Q5_0", 32, 22),
-        7 => ("Q5_1", 32, 24),
-        8 => ("Q8_0", 32, 34),
-        9 => ("Q8_1", 32, 36),
-        10 => ("Q2_K", 256, 84),
-        11 => ("Q3_K", 256, 110),
-        12 => ("Q4_K", 256, 144),
-        13 => ("Q5_K", 256, 176),
-        14 => ("Q6_K", 256, 210),
-        15 => ("Q8_K", 256, 292),
-        16 => ("IQ2_XXS", 256, 66),
-        17 => ("IQ2_XS", 256, 74),
-        18 => ("IQ3_XXS", 256, 98),
-        19 => ("IQ1_S", 256, 50),
-        20 => ("IQ4_NL", 32, 18),
-        21 => ("IQ3_S", 256, 110),
-        22 => ("IQ2_S", 256, 82),
-        23 => ("IQ4_XS", 256, 136),
-        24 => ("I8", 1, 1),
-        25 => ("I16", 1, 2),
-        26 => ("I32", 1, 4),
-        27 => ("I64", 1, 8),
-        28 => ("F64", 1, 8),
-        29 => ("IQ1_M", 256, 56),
-        30 => ("BF16", 1, 2),
-        34 => ("TQ1_0", 256, 54),
-        35 => ("TQ2_0", 256, 66),
-        39 => ("MXFP4", 32, 17),
-        _ => return None,
-    })
-}
-
-/// A GGUF metadata value (arrays are counted, not kept, except what the shape needs).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Meta {
-    Int(i128),
-    Float(f64),
-    Bool(bool),
-    Text(String),
-    /// An array's element count.
-    Array(u64),
-}
-
-/// A bounded little-endian reader that knows its offset.
-struct Reader<'a, R: Read> {
-    r: R,
-    at: u64,
-    path: &'a Path,
-}
-
-impl<R: Read> Reader<'_, R> {
-    fn bytes(&mut self, n: u64) -> Result<Vec<u8>, FileError> {
-        if self.at + n > MAX_HEADER_BYTES {
-            return Err(fail(
-                self.path,
-                self.at,
-                format!("the header runs past {} MB", MAX_HEADER_BYTES >> 20),
-            ));
-        }
-        let mut b = vec![0u8; n as usize];
-        self.r
-            .read_exact(&mut b)
-            .map_err(|_| fail(self.path, self.at, "the file ends inside the header"))?;
-        self.at += n;
-        Ok(b)
-    }
-    fn u32(&mut self) -> Result<u32, FileError> {
-        Ok(u32::from_le_bytes(self.bytes(4)?.try_into().unwrap_or_default()))
-    }
-    fn u64(&mut self) -> Result<u64, FileError> {
-        Ok(u64::from_le_bytes(self.bytes(8)?.try_into().unwrap_or_default()))
-    }
-    fn string(&mut self) -> Result<String, FileError> {
-        let n = self.u64()?;
-        let b = self.bytes(n)?;
-        Ok(String::from_utf8_lossy(&b).into_owned())
-    }
-    fn value(&mut self, t: u32) -> Result<Meta, FileError> {
-        let at = self.at;
-        Ok(match t {
-            0 => Meta::Int(self.bytes(1)?[0].into()),
-            1 => Meta::Int((self.bytes(1)?[0] as i8).into()),
-            2 => Meta::Int(u16::from_le_bytes(self.bytes(2)?.try_into().unwrap_or_default()).into()),
-            3 => Meta::Int(i16::from_le_bytes(self.bytes(2)?.try_into().unwrap_or_default()).into()),
-            4 => Meta::Int(self.u32()?.into()),
-            5 => Meta::Int((self.u32()? as i32).into()),
-            6 => Meta::Float(f32::from_le_bytes(self.bytes(4)?.try_into().unwrap_or_default()).into()),
-            7 => Meta::Bool(self.bytes(1)?[0] != 0),
-            8 => Meta::Text(self.string()?),
-            9 => {
-                let inner = self.u32()?;
-                let n = self.u64()?;
-                for _ in 0..n {
-                    self.value(inner)?;
-                }
-                Meta::Array(n)
-            }
-            10 => Meta::Int(self.u64()?.into()),
-            11 => Meta::Int((self.u64()? as i64).into()),
-            12 => Meta::Float(f64::from_le_bytes(self.bytes(8)?.try_into().unwrap_or_default())),
-            other => return Err(fail(self.path, at, format!("unknown metadata type {other}"))),
-        })
-    }
-}
-
-/// A GGUF file's metadata and tensor totals.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Gguf {
-    pub meta: BTreeMap<String, Meta>,
-    pub checkpoint: Checkpoint,
-    /// A separate output (lm_head) tensor: the embeddings are not tied.
-    pub has_output: bool,
-}
-
-impl Gguf {
-    pub fn int(&self, key: &str) -> Option<u64> {
-        match self.meta.get(key) {
-            Some(Meta::Int(v)) if *v >= 0 => u64::try_from(*v).ok(),
-            Some(Meta::Array(n)) => Some(*n),
-            _ => None,
-        }
-    }
-    pub fn text(&self, key: &str) -> Option<&str> {
-        match self.meta.get(key) {
-            Some(Meta::Text(t)) => Some(t),
-            _ => None,
-        }
-    }
-}
-
-/// Read a GGUF file's header: metadata and tensor infos, never the tensors.
-pub fn read_gguf(path: &Path) -> Result<Gguf, FileError> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| FileError::new(path.display().to_string(), e.to_string()))?;
-    if !meta.is_file() {
-        return Err(fail(path, 0, "not a regular file"));
-    }
-    let f =
-        std::fs::File::open(path).map_err(|e| FileError::new(path.display().to_string(), e.to_string()))?;
-    let mut r = Reader {
-        r: BufReader::new(f),
-        at: 0,
-        path,
-    };
-    if r.bytes(4)? != b"GGUF" {
-        return Err(fail(path, 0, "not a GGUF file (no GGUF magic)"));
-    }
-    let version = r.u32()?;
-    if !(2..=3).contains(&version) {
-        return Err(fail(
-            path,
-            4,
-            format!("GGUF version {version} (2 and 3 are read)"),
-        ));
-    }
-    let tensors = r.u64()?;
-    let kvs = r.u64()?;
-    if tensors > 1 << 20 || kvs > 1 << 20 {
-        return Err(fail(
-            path,
-            8,
-            format!("{tensors} tensors and {kvs} keys is not a real model"),
-        ));
-    }
-    let mut g = Gguf {
-        meta: BTreeMap::new(),
-        checkpoint: Checkpoint::default(),
-        has_output: false,
-    };
-    for _ in 0..kvs {
-        let key = r.string()?;
-        let t = r.u32()?;
-        let v = r.value(t)?;
-        g.meta.insert(key, v);
-    }
-    for _ in 0..tensors {
-        let at = r.at;
-        let name = r.string()?;
-        let dims = r.u32()?;
-        if dims > 4 {
-            return Err(fail(
-                path,
-                at,
-                format!(
-                    "tensor {}: {dims} dimensions",
-                    crate::text::clean_prefix(&name, 60)
-                ),
-            ));
-        }
-        let mut shape = Vec::new();
-        for _ in 0..dims {
-            shape.push(r.u64()?);
-        }
-        let t = r.u32()?;
-        let _offset = r.u64()?;
-        let (kind, block, size) = ggml_type(t).ok_or_else(|| {
-            fail(
-                path,
-                at,
-                format!(
-                    "tensor {}: unknown ggml type {t}",
-                    crate::text::clean_prefix(&name, 60)
-                ),
-            )
-        })?;
-        let elements = shape
-            .iter()
-            .try_fold(1u64, |a, d| a.checked_mul(*d))
-            .ok_or_else(|| fail(path, at, "shape overflows"))?;
-        if shape.first().is_some_and(|d| d % block != 0) {
-            return Err(fail(
-                path,
-                at,
-                format!(
-                    "tensor {}: rows are not whole {kind} blocks",
-                    crate::text::clean_prefix(&name, 60)
-                ),
-            ));
-        }
-        g.has_output |= name == "output.weight";
-        g.checkpoint.add(kind, elements, elements / block * size);
-    }
-    g.checkpoint.files = 1;
-    if g.checkpoint.bytes > meta.len() {
-        return Err(fail(
-            path,
-            r.at,
-            format!(
-                "tensors of {} bytes do not fit a {}-byte file",
-                g.checkpoint.bytes,
-                meta.len()
-            ),
-        ));
-    }
-    Ok(g)
-}
-
-/// The parts of a split GGUF (`name-00001-of-00003.gguf`), in order; the file alone otherwise.
-fn gguf_parts(path: &Path) -> Vec<PathBuf> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let Some(stem) = name.strip_suffix(".gguf") else {
-        return vec![path.to_path_buf()];
-    };
-    let split = stem.len() > 15 && stem.is_char_boundary(stem.len() - 15) && {
-        let tail = &stem[stem.len() - 15..];
-        tail.starts_with('-')
-            && tail[1..6].bytes().all(|b| b.is_ascii_digit())
-            && &tail[6..10] == "-of-"
-            && tail[10..].bytes().all(|b| b.is_ascii_digit())
-    };
-    if !split {
-        return vec![path.to_path_buf()];
-    }
-    let base = &stem[..stem.len() - 15];
-    let total: u32 = stem[stem.len() - 5..].parse().unwrap_or(1);
-    (1..=total)
-        .map(|i| path.with_file_name(format!("{base}-{i:05}-of-{total:05}.gguf")))
-        .collect()
-}
-
-/// A model from a GGUF file (or its split parts): the shape from the `<arch>.*` keys, the
-/// exact parameter count and weight bytes from the tensor infos.
-pub fn gguf_model(path: &Path) -> Result<crate::engine::Model, FileError> {
-    use crate::engine::model::{Architecture, MlpKind, Model, Moe, SlidingWindow};
-    let parts = gguf_parts(path);
-    let first = read_gguf(&parts[0])?;
-    let mut total = first.checkpoint.clone();
-    for p in &parts[1..] {
-        let g = read_gguf(p)?;
-        for (k, (params, bytes)) in g.checkpoint.by_type {
-            total.add(&k, params, bytes);
-        }
-        total.files += 1;
-    }
-    let shown = path.display().to_string();
-    let arch = first.text("general.architecture").unwrap_or("llama").to_string();
-    let key = |k: &str| first.int(&format!("{arch}.{k}"));
-    let need = |k: &str| {
-        key(k)
-            .filter(|v| *v > 0)
-            .ok_or_else(|| FileError::new(&shown, format!("GGUF lacks {arch}.{k}")))
-    };
-    let hidden = need("embedding_length")?;
-    let heads = need("attention.head_count")?;
-    let layers = need("block_count")?;
-    let experts = key("expert_count").filter(|e| *e > 1);
-    let intermediate = key("feed_forward_length")
-        .or(key("expert_feed_forward_length"))
-        .unwrap_or(4 * hidden);
-    let vocab = first
-        .int("tokenizer.ggml.tokens")
-        .or(key("vocab_size"))
-        .ok_or_else(|| FileError::new(&shown, "GGUF has no tokenizer.ggml.tokens or vocab_size"))?;
-    let moe = experts.map(|e| Moe {
-        experts: e,
-        active: key("expert_used_count").unwrap_or(2).min(e),
-        shared: key("expert_shared_count").unwrap_or(0),
-        expert_intermediate: key("expert_feed_forward_length").unwrap_or(intermediate),
-        shared_intermediate: None,
-        shared_expert_gate: false,
-        first_dense_layers: key("leading_dense_block_count").unwrap_or(0),
-        router_bias: false,
-        every: 1,
-    });
-    let arch_shape = Architecture {
-        hidden,
-        intermediate,
-        layers,
-        heads,
-        kv_heads: key("attention.head_count_kv").unwrap_or(heads),
-        head_dim: key("attention.key_length").unwrap_or(hidden / heads),
-        vocab,
-        tied_embeddings: !first.has_output,
-        qkv_bias: false,
-        o_bias: false,
-        qk_norm: false,
-        norms_per_layer: 2,
-        norm_bias: false,
-        qk_norm_full: false,
-        norm_free: false,
-        ssm: None,
-        mlp: MlpKind::Gated,
-        mlp_bias: false,
-        attention_sinks: false,
-        sliding_window: key("attention.sliding_window").map(|w| SlidingWindow {
-            window: w,
-            global_every: 0,
-        }),
-        moe,
-        mla: None,
-        active_excludes_embedding: false,
-        position_embeddings: 0,
-        lm_head_bias: false,
-    };
-    arch_shape
-        .validate()
-        .map_err(|e| FileError::new(&shown, format!("GGUF shape: {}", e.message)))?;
-    let name = first
-        .text("general.name")
-        .map(|n| crate::text::clean_prefix(n, 80))
-        .unwrap_or_else(|| {
-            path.file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("gguf")
-                .to_string()
-        });
-    let mut warnings = vec![format!(
-        "the file holds {} of weights ({} parameters, exact from its tensor infos{}); plan with the matching --weights",
-        total.summary(),
-        crate::engine::units::format_params(total.params),
-        if total.files > 1 {
-            format!(", {} parts", total.files)
-        } else {
-            String::new()
-        }
-    )];
-    if experts.is_some() {
-        warnings.push(
-            "mixture of experts: the active count comes from the shape, the total from the file".into(),
-        );
-    }
-    Ok(Model {
-        id: crate::text::clean_prefix(path.file_stem().and_then(|s| s.to_str()).unwrap_or("gguf"), 80),
-        name,
-        family: format!("GGUF ({})", crate::text::clean_prefix(&arch, 20)),
-        hf_repo: None,
-        max_context: key("context_length").unwrap_or(4096).clamp(1, 1 << 30),
-        arch: arch_shape,
-        // Dense: the file's count is exact; MoE keeps the shape's total and active split.
-        declared_params: experts.is_none().then_some(total.params),
-        warnings,
-        source_path: Some(path.display().to_string()),
-        checkpoint: Some(total.weights()).flatten(),
-        params_range: None,
-    })
-}
-
-/// The GGUF models under `dir` (two levels deep, the first part of a split file only), at
-/// most `limit`, in name order.
-pub fn gguf_files(dir: &Path, limit: usize) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut folders = vec![(dir.to_path_buf(), 0)];
-    while let Some((folder, depth)) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.filter_map(|e| e.ok()) {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() && depth < 2 {
-                folders.push((path, depth + 1));
-            } else if kind.is_file()
-                && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf"))
-                && gguf_parts(&path).first() == Some(&path)
-            {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found.truncate(limit);
-    found
 }

@@ -11,6 +11,8 @@ use super::FileError;
 use super::families::{Family, KvHeads, Norm, NormsPerLayer, QkNorm, StateSpace, Switch};
 use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow, Ssm};
 
+pub use super::hfcache::{cache_dir, cached_models, cached_snapshot, load_cached};
+
 /// Families whose tensor list the importer knows exactly (one description each in
 /// [`super::families`]).
 pub fn known_types() -> Vec<&'static str> {
@@ -34,15 +36,23 @@ pub fn load(path: &Path) -> Result<Model, FileError> {
     if let Some(dir) = file.parent()
         && let Some(c) = super::checkpoint::read_safetensors_dir(dir)?
     {
-        attach_checkpoint(&mut model, &c);
+        attach_checkpoint(&mut model, &c).map_err(|e| {
+            // The folder's headers against the config's shape: name both.
+            FileError::new(
+                dir.display().to_string(),
+                format!("{e} (against {})", crate::text::clean(&shown)),
+            )
+        })?;
     }
     Ok(model)
 }
 
 /// Take the checkpoint's exact parameter count (dense models) and say where it and the
-/// config disagree.
-fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) {
+/// config disagree; refuse a checkpoint far from the config's shape (a partial download, a
+/// stub, another model's files).
+fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) -> Result<(), String> {
     let from_config = model.params().total;
+    super::checkpoint::check_against_shape(c, from_config)?;
     let a = &model.arch;
     let diff = c.params as i128 - from_config as i128;
     let why = if diff == (a.vocab * a.hidden) as i128 && a.tied_embeddings {
@@ -61,7 +71,15 @@ fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) {
         model.declared_params = Some(c.params);
     }
     model.checkpoint = c.weights();
+    // The headers name the stored format, which becomes the default: no format to choose.
+    if model.checkpoint.is_some() {
+        model.warnings.retain(|w| !w.ends_with(CHOOSE_PRECISION));
+    }
+    Ok(())
 }
+
+/// Said of a quantized checkpoint whose headers are not at hand (the config alone).
+const CHOOSE_PRECISION: &str = ": choose the matching weight precision";
 
 /// The id an imported model gets: its folder's name, else the file stem.
 fn model_id_for(file: &Path) -> String {
@@ -204,7 +222,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         .and_then(Value::as_str)
     {
         warnings.push(format!(
-            "checkpoint ships {}-quantized weights: choose the matching weight precision",
+            "checkpoint ships {}-quantized weights{CHOOSE_PRECISION}",
             crate::text::clean_prefix(q, 32)
         ));
     }
@@ -666,73 +684,5 @@ fn moe(f: &Fields, family: &Family, intermediate: u64) -> Result<Option<Moe>, Fi
             .u64_opt(&["interleave_moe_layer_step", "expert_layer_period"])?
             .unwrap_or(1)
             .max(1),
-    }))
-}
-
-/// The local Hugging Face cache: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else
-/// `~/.cache/huggingface/hub`.
-pub fn cache_dir() -> Option<std::path::PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-    };
-    var("HF_HUB_CACHE")
-        .or_else(|| var("HF_HOME").map(|h| h.join("hub")))
-        .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().join(".cache/huggingface/hub")))
-}
-
-/// The snapshot folder of `org/name` in the cache: the one `refs/main` names, else the
-/// most recent; `None` when the cache does not hold it with a config.json.
-pub fn cached_snapshot(cache: &Path, repo: &str) -> Option<std::path::PathBuf> {
-    let (org, name) = repo.split_once('/')?;
-    if [org, name]
-        .iter()
-        .any(|p| p.is_empty() || p.contains(['/', '\\']) || *p == "..")
-    {
-        return None;
-    }
-    let root = cache.join(format!("models--{org}--{name}"));
-    let snapshots = root.join("snapshots");
-    let by_ref = std::fs::read_to_string(root.join("refs").join("main"))
-        .ok()
-        .map(|r| snapshots.join(r.trim()))
-        .filter(|p| p.join("config.json").is_file());
-    by_ref.or_else(|| {
-        std::fs::read_dir(&snapshots)
-            .ok()?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.join("config.json").is_file())
-            .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
-    })
-}
-
-/// Every model the cache holds with a config.json, as `org/name` (at most `limit`).
-pub fn cached_models(cache: &Path, limit: usize) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(cache) else {
-        return Vec::new();
-    };
-    let mut repos: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter_map(|n| n.strip_prefix("models--").map(|r| r.replacen("--", "/", 1)))
-        .filter(|r| cached_snapshot(cache, r).is_some())
-        .collect();
-    repos.sort();
-    repos.truncate(limit);
-    repos
-}
-
-/// `org/name` from the cache, offline: its config.json and checkpoint headers.
-pub fn load_cached(cache: &Path, repo: &str) -> Option<Result<Model, FileError>> {
-    let snapshot = cached_snapshot(cache, repo)?;
-    Some(load(&snapshot).map(|mut m| {
-        m.id = crate::text::clean_prefix(repo, 80);
-        if m.name == snapshot.file_name().and_then(|n| n.to_str()).unwrap_or("") || m.name.starts_with('/') {
-            m.name = m.id.clone();
-        }
-        m.family = "On this machine".into();
-        m
     }))
 }

@@ -3,8 +3,11 @@
 
 pub mod checkpoint;
 pub mod families;
+pub mod gguf;
 pub mod hf;
+pub mod hfcache;
 pub mod hub;
+pub mod safetensors;
 mod validate;
 
 use validate::{locate_after, locate_field, validate_gpu, validate_offer};
@@ -33,10 +36,13 @@ pub struct FileError {
 
 impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A file name may hold a line break or an escape: shown escaped, it cannot forge a
+        // line of output or act on the terminal.
+        let file = crate::text::clean(&self.file);
         match (self.line, self.column) {
-            (Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", self.file, self.message),
-            (Some(l), None) => write!(f, "{}:{l}: {}", self.file, self.message),
-            _ => write!(f, "{}: {}", self.file, self.message),
+            (Some(l), Some(c)) => write!(f, "{file}:{l}:{c}: {}", self.message),
+            (Some(l), None) => write!(f, "{file}:{l}: {}", self.message),
+            _ => write!(f, "{file}: {}", self.message),
         }
     }
 }

@@ -114,33 +114,28 @@ impl Ssm {
 
     /// Parameters of one state-space mixer.
     pub fn params(&self, hidden: u64) -> u64 {
-        let (di, ds) = (self.inner, self.state);
-        let bias = |n: u64| if self.proj_bias { n } else { 0 };
-        let conv =
-            self.conv_channels() * self.conv_kernel + if self.conv_bias { self.conv_channels() } else { 0 };
+        narrow(self.params_wide(hidden))
+    }
+
+    /// The same count in 128 bits: with every field in its validated range it cannot
+    /// overflow, so the shape check can bound the real formula.
+    fn params_wide(&self, hidden: u64) -> u128 {
+        let w = u128::from;
+        let (h, di, ds) = (w(hidden), w(self.inner), w(self.state));
+        let (dt_rank, heads, groups) = (w(self.dt_rank), w(self.heads), w(self.groups));
+        let bias = |n: u128| if self.proj_bias { n } else { 0 };
+        let channels = di + 2 * groups * ds;
+        let conv = channels * w(self.conv_kernel) + if self.conv_bias { channels } else { 0 };
         if self.heads == 0 {
             // Mamba 1: in_proj (x and z), conv, x_proj (dt, B, C), dt_proj, A_log, D, out_proj.
-            let x_proj = di * (self.dt_rank + 2 * ds);
-            let dt_proj = self.dt_rank * di + di;
-            let norms = if self.inner_norms {
-                self.dt_rank + 2 * ds
-            } else {
-                0
-            };
-            hidden * 2 * di
-                + bias(2 * di)
-                + conv
-                + x_proj
-                + dt_proj
-                + di * ds
-                + di
-                + di * hidden
-                + bias(hidden)
-                + norms
+            let x_proj = di * (dt_rank + 2 * ds);
+            let dt_proj = dt_rank * di + di;
+            let norms = if self.inner_norms { dt_rank + 2 * ds } else { 0 };
+            h * 2 * di + bias(2 * di) + conv + x_proj + dt_proj + di * ds + di + di * h + bias(h) + norms
         } else {
             // Mamba 2: in_proj (z, x, B, C, dt), conv, dt_bias, A_log, D, the gated norm, out_proj.
-            let in_proj = 2 * di + 2 * self.groups * ds + self.heads;
-            hidden * in_proj + bias(in_proj) + conv + 3 * self.heads + di + di * hidden + bias(hidden)
+            let in_proj = 2 * di + 2 * groups * ds + heads;
+            h * in_proj + bias(in_proj) + conv + 3 * heads + di + di * h + bias(h)
         }
     }
 
@@ -204,34 +199,61 @@ pub struct ParamCount {
     pub active: u64,
 }
 
+/// A count from [`Architecture::param_count_wide`] as u64: exact for every validated shape
+/// (under [`MAX_PARAMS`]); saturated for one that was never validated, never wrapped.
+fn narrow(v: u128) -> u64 {
+    u64::try_from(v).unwrap_or(u64::MAX)
+}
+
 impl Architecture {
     fn norm_params(&self) -> u64 {
+        narrow(self.norm_params_wide())
+    }
+
+    fn norm_params_wide(&self) -> u128 {
+        let h = u128::from(self.hidden);
         if self.norm_free {
             0
         } else if self.norm_bias {
-            2 * self.hidden
+            2 * h
         } else {
-            self.hidden
+            h
         }
     }
 
     /// Parameters of one attention block.
     pub fn attention_params(&self) -> u64 {
-        let h = self.hidden;
+        narrow(self.attention_params_wide())
+    }
+
+    /// The counts below are computed in 128 bits: every field is at most 2^24 once
+    /// validated and no term multiplies more than five of them, so nothing overflows and
+    /// [`Architecture::validate`] bounds the real formula of each part (MLA, MoE, state
+    /// space), not an estimate of it.
+    fn attention_params_wide(&self) -> u128 {
+        let w = u128::from;
+        let (h, heads) = (w(self.hidden), w(self.heads));
         if let Some(mla) = &self.mla {
-            let q_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-            let q = if mla.q_lora_rank > 0 {
-                h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * self.heads * q_head
+            let (q_lora, kv_lora) = (w(mla.q_lora_rank), w(mla.kv_lora_rank));
+            let (rope, nope, v) = (
+                w(mla.qk_rope_head_dim),
+                w(mla.qk_nope_head_dim),
+                w(mla.v_head_dim),
+            );
+            let q_head = nope + rope;
+            let q = if q_lora > 0 {
+                h * q_lora + q_lora + q_lora * heads * q_head
             } else {
-                h * self.heads * q_head
+                h * heads * q_head
             };
-            let kv_a = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank;
-            let kv_b = mla.kv_lora_rank * self.heads * (mla.qk_nope_head_dim + mla.v_head_dim);
-            let o = self.heads * mla.v_head_dim * h;
+            let kv_a = h * (kv_lora + rope) + kv_lora;
+            let kv_b = kv_lora * heads * (nope + v);
+            let o = heads * v * h;
             return q + kv_a + kv_b + o;
         }
-        let q_width = self.heads * self.head_dim;
-        let kv_width = self.kv_heads * self.head_dim;
+        let head_dim = w(self.head_dim);
+        let q_width = heads * head_dim;
+        let kv_width = w(self.kv_heads) * head_dim;
         let mut n = h * q_width + 2 * h * kv_width + q_width * h;
         if self.qkv_bias {
             n += q_width + 2 * kv_width;
@@ -242,20 +264,24 @@ impl Architecture {
         if self.qk_norm && self.qk_norm_full {
             n += q_width + kv_width;
         } else if self.qk_norm {
-            n += 2 * self.head_dim;
+            n += 2 * head_dim;
         }
         if self.attention_sinks {
-            n += self.heads;
+            n += heads;
         }
         n
     }
 
     /// Parameters of one MLP of the given intermediate width.
     pub fn mlp_params(&self, intermediate: u64) -> u64 {
-        let h = self.hidden;
+        narrow(self.mlp_params_wide(intermediate))
+    }
+
+    fn mlp_params_wide(&self, intermediate: u64) -> u128 {
+        let (h, i) = (u128::from(self.hidden), u128::from(intermediate));
         match self.mlp {
-            MlpKind::Gated => 3 * h * intermediate + if self.mlp_bias { 2 * intermediate + h } else { 0 },
-            MlpKind::Plain => 2 * h * intermediate + if self.mlp_bias { intermediate + h } else { 0 },
+            MlpKind::Gated => 3 * h * i + if self.mlp_bias { 2 * i + h } else { 0 },
+            MlpKind::Plain => 2 * h * i + if self.mlp_bias { i + h } else { 0 },
         }
     }
 
@@ -288,38 +314,53 @@ impl Architecture {
 
     /// Exact parameter count: total resident, and active per token.
     pub fn param_count(&self) -> ParamCount {
-        let h = self.hidden;
-        let embedding = self.vocab * h + self.position_embeddings * h;
-        let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h }
-            + if self.lm_head_bias { self.vocab } else { 0 };
-        let final_norm = self.norm_params();
+        let (total, active) = self.param_count_wide();
+        ParamCount {
+            total: narrow(total),
+            active: narrow(active),
+        }
+    }
+
+    /// Total and active counts in 128 bits (see [`Architecture::attention_params_wide`]).
+    fn param_count_wide(&self) -> (u128, u128) {
+        let w = u128::from;
+        let h = w(self.hidden);
+        let vocab = w(self.vocab);
+        let embedding = vocab * h + w(self.position_embeddings) * h;
+        let lm_head =
+            if self.tied_embeddings { 0 } else { vocab * h } + if self.lm_head_bias { vocab } else { 0 };
+        let final_norm = self.norm_params_wide();
         // Every layer's mixer (attention or state space) and norms.
-        let mixers = self.attention_layers() * self.attention_params()
-            + self.ssm.map_or(0, |s| s.layers.min(self.layers) * s.params(h))
-            + self.layers * self.norms_per_layer * self.norm_params();
+        let mixers = w(self.attention_layers()) * self.attention_params_wide()
+            + self
+                .ssm
+                .map_or(0, |s| w(s.layers.min(self.layers)) * s.params_wide(self.hidden))
+            + w(self.layers) * w(self.norms_per_layer) * self.norm_params_wide();
         let fixed = embedding + lm_head + final_norm + mixers;
 
         let Some(moe) = &self.moe else {
-            let total = fixed + self.mlp_layers() * self.mlp_params(self.intermediate);
-            return ParamCount { total, active: total };
+            let total = fixed + w(self.mlp_layers()) * self.mlp_params_wide(self.intermediate);
+            return (total, total);
         };
 
-        let moe_layers = self.moe_layers();
-        let dense_layers = self.dense_layers();
-        let router = moe.experts * h + if moe.router_bias { moe.experts } else { 0 };
-        let expert = self.mlp_params(moe.expert_intermediate);
-        let shared = moe.shared * self.mlp_params(moe.shared_intermediate.unwrap_or(moe.expert_intermediate))
+        let moe_layers = w(self.moe_layers());
+        let dense_layers = w(self.dense_layers());
+        let experts = w(moe.experts);
+        let router = experts * h + if moe.router_bias { experts } else { 0 };
+        let expert = self.mlp_params_wide(moe.expert_intermediate);
+        let shared = w(moe.shared)
+            * self.mlp_params_wide(moe.shared_intermediate.unwrap_or(moe.expert_intermediate))
             + if moe.shared_expert_gate { h } else { 0 };
         let common =
-            fixed + dense_layers * self.mlp_params(self.intermediate) + moe_layers * (router + shared);
-        let total = common + moe_layers * moe.experts * expert;
+            fixed + dense_layers * self.mlp_params_wide(self.intermediate) + moe_layers * (router + shared);
+        let total = common + moe_layers * experts * expert;
         let active_embedding = if self.active_excludes_embedding {
             0
         } else {
             embedding
         };
-        let active = common - embedding + active_embedding + moe_layers * moe.active * expert;
-        ParamCount { total, active }
+        let active = common - embedding + active_embedding + moe_layers * w(moe.active) * expert;
+        (total, active)
     }
 
     /// Parameters that stay 16-bit when the linear layers are quantized: embeddings,
@@ -512,33 +553,24 @@ impl Architecture {
             in_range("qk_nope_head_dim", m.qk_nope_head_dim, 0, 1 << 16)?;
             in_range("v_head_dim", m.v_head_dim, 1, 1 << 16)?;
         }
-        // The count in floating point first: it cannot overflow, and bounds the integers.
-        let f = |v: u64| v as f64;
-        let attention = f(self.hidden) * f(self.heads + 2 * self.kv_heads) * f(self.head_dim) * 2.0;
-        let mlp = match &self.moe {
-            Some(m) => 3.0 * f(self.hidden) * f(m.expert_intermediate) * f(m.experts + m.shared),
-            None => 3.0 * f(self.hidden) * f(self.intermediate),
-        } + 3.0 * f(self.hidden) * f(self.intermediate);
-        // An upper bound on MLA's projections: every latent and head width against the
-        // hidden size, once per head.
-        let mla = self.mla.as_ref().map_or(0.0, |m| {
-            let widths =
-                m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim + m.qk_nope_head_dim + m.v_head_dim;
-            f(self.hidden) * f(widths) * f(self.heads)
-        });
-        // A state-space mixer: projections against the inner width, state and conv terms.
-        let ssm = self.ssm.as_ref().map_or(0.0, |s| {
-            let width = f(s.inner) + f(s.groups) * f(s.state) + f(s.heads) + f(s.dt_rank);
-            3.0 * f(self.hidden) * width + f(s.inner) * (f(s.state) + f(s.conv_kernel) + f(s.dt_rank))
-        });
-        let estimate = f(self.layers) * (attention + mlp + mla + ssm)
-            + 2.0 * f(self.vocab) * f(self.hidden)
-            + f(self.position_embeddings) * f(self.hidden);
-        if !estimate.is_finite() || estimate >= MAX_PARAMS {
+        // The exact count, in 128 bits (it cannot overflow once every field is in range):
+        // each part's real formula is bounded, MLA's q_lora × heads × head widths included.
+        let (total, _) = self.param_count_wide();
+        if total >= MAX_PARAMS as u128 {
+            let part = if self.mla.is_some() {
+                "multi-head latent attention (q_lora_rank × heads × (qk_nope + qk_rope), kv_lora_rank × heads × (qk_nope + v))"
+            } else if self.moe.is_some() {
+                "experts × expert width × hidden, per layer"
+            } else if self.ssm.is_some() {
+                "state-space layers"
+            } else {
+                "layers × (attention + MLP)"
+            };
             return Err(ShapeError {
                 field: "layers",
                 message: format!(
-                    "this shape has about {estimate:.2e} parameters, over the {MAX_PARAMS:.0e} a model can have"
+                    "this shape has {:.2e} parameters, over the {MAX_PARAMS:.0e} a model can have (counted exactly: {part})",
+                    total as f64
                 ),
             });
         }
