@@ -451,3 +451,49 @@ fn a_bad_catalog_date_exits_2() {
         ));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The bash script works in bash: sourced and asked as bash asks it, it completes a command,
+/// a long flag of `plan` and the shells `completions` takes.
+#[test]
+fn bash_completes_with_the_script() {
+    if std::process::Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no bash here: the script's text is still checked above");
+        return;
+    }
+    let script = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("vramfit-{}.bash", std::process::id()));
+    std::fs::write(&script, stdout_of(vramfit().args(["completions", "bash"]))).unwrap();
+    // `_vramfit CMD CUR PREV` with COMP_WORDS/COMP_CWORD set, as bash's `complete -F` calls it.
+    let ask = |words: &[&str]| -> String {
+        let cword = words.len() - 1;
+        let prev = words[cword - 1];
+        let program = format!(
+            "source \"$1\"; COMP_WORDS=({}); COMP_CWORD={cword}; _vramfit vramfit '{}' '{prev}'; \
+             echo \"${{COMPREPLY[@]}}\"",
+            words
+                .iter()
+                .map(|w| format!("'{w}'"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            words[cword],
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &program, "bash"])
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    assert_eq!(ask(&["vramfit", "pl"]), "plan");
+    assert_eq!(ask(&["vramfit", "plan", "--max-b"]), "--max-batched-tokens");
+    assert_eq!(ask(&["vramfit", "man", "--d"]), "--dir");
+    let shells = ask(&["vramfit", "completions", ""]);
+    for shell in ["bash", "elvish", "fish", "powershell", "zsh"] {
+        assert!(shells.split(' ').any(|w| w == shell), "{shells}");
+    }
+    std::fs::remove_file(&script).unwrap();
+}
