@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 use vramfit::cli::{Cli, open_planner, run};
 
 fn main() -> ExitCode {
@@ -9,7 +9,8 @@ fn main() -> ExitCode {
     let settings = vramfit::cli::settings();
     let lang = vramfit::cli::language_before_parsing(std::env::args(), settings.as_ref().ok());
     lang.make_current();
-    let command = vramfit::cli::help::localized(Cli::command(), lang);
+    // The version line names the catalog's date, so the command comes from `generate`.
+    let command = vramfit::cli::generate::command(lang);
     let parsed = command
         .try_get_matches()
         .and_then(|matches| Cli::from_arg_matches(&matches));

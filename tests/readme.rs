@@ -56,9 +56,14 @@ fn every_question_in_the_readme_runs() {
 #[test]
 fn the_readme_install_step_installs_a_working_binary() {
     let text = readme();
+    // Both install lines keep to the lock file (the command below is the first line's).
     assert!(
-        text.contains("    cargo install --path ."),
+        text.contains("    cargo install --path . --locked "),
         "the install step changed"
+    );
+    assert!(
+        text.contains("    cargo install --git <this repository's URL> --locked vramfit"),
+        "the --git install line lacks --locked"
     );
     // The same command, into a temporary root, reusing this build's compiled dependencies.
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("install-{}", std::process::id()));

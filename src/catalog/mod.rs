@@ -10,7 +10,7 @@ pub mod hub;
 pub mod safetensors;
 mod validate;
 
-use validate::{locate_after, locate_field, validate_gpu, validate_offer};
+use validate::{locate_after, locate_field, validate_gpu, validate_offer, validate_updated};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -98,6 +98,9 @@ pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
+    /// When the file's figures were last revised: a TOML date (`updated = 2026-12-01`).
+    #[serde(default)]
+    updated: Option<toml::value::Datetime>,
     #[serde(default)]
     model: Vec<ModelEntry>,
     #[serde(default)]
@@ -301,6 +304,30 @@ impl ModelEntry {
 pub struct Catalog {
     pub models: Vec<Model>,
     pub gpus: Vec<Gpu>,
+    /// The latest `updated` date of the files merged in (none if no file gives one).
+    pub updated: Option<toml::value::Date>,
+}
+
+/// The embedded catalog's date: the latest `updated` of its three files, read from their
+/// headers without parsing them, since every start shows it in `--version` and parsing the
+/// whole catalog costs more than the rest of printing a version. The loader reads the same
+/// key through serde; a test holds the two to one answer.
+pub fn embedded_updated() -> Option<toml::value::Date> {
+    [EMBEDDED_MODELS, EMBEDDED_GPUS, EMBEDDED_OFFERS]
+        .into_iter()
+        .filter_map(header_date)
+        .max()
+}
+
+/// `updated = YYYY-MM-DD` among a file's top-level keys (the lines before its first table).
+fn header_date(source: &str) -> Option<toml::value::Date> {
+    let value = source
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with('['))
+        .find_map(|l| l.strip_prefix("updated")?.trim_start().strip_prefix('='))?;
+    let value = value.split('#').next()?.trim();
+    validate_updated(&value.parse().ok()?).ok()
 }
 
 impl Catalog {
@@ -319,6 +346,11 @@ impl Catalog {
         let mut parsed: CatalogFile =
             toml::from_str(source).map_err(|e| FileError::from_toml(file, source, &e))?;
         parsed.clean_text();
+        if let Some(updated) = &parsed.updated {
+            let date =
+                validate_updated(updated).map_err(|(field, m)| locate_after(file, source, 0, field, m))?;
+            self.updated = self.updated.max(Some(date));
+        }
         let model_ids = parsed.model.iter().map(|m| m.id.as_str());
         let gpu_ids = parsed.gpu.iter().map(|g| g.id.as_str());
         for (what, dupes) in [

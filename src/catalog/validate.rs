@@ -50,6 +50,22 @@ fn check_number(field: &'static str, value: f64, lo: f64, hi: f64) -> Result<(),
     }
 }
 
+/// A file's `updated` key: a calendar date alone (TOML checks the day exists in its month),
+/// in the years a GPU catalog can describe.
+pub(super) fn validate_updated(
+    d: &toml::value::Datetime,
+) -> Result<toml::value::Date, (&'static str, String)> {
+    match (d.date, d.time, d.offset) {
+        (Some(date), None, None) if (1990..=2100).contains(&date.year) => Ok(date),
+        _ => Err((
+            "updated",
+            format!(
+                "'updated' must be a date between 1990-01-01 and 2100-12-31 written as YYYY-MM-DD, got {d}"
+            ),
+        )),
+    }
+}
+
 /// Every number on a card within what a real card has.
 pub(super) fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
     let id = crate::text::clean_prefix(&g.id, 60);

@@ -2,6 +2,7 @@
 
 use crate::present::i18n;
 mod args;
+pub mod generate;
 pub mod help;
 pub use args::PlanArgs;
 
@@ -219,6 +220,23 @@ pub enum Command {
         #[arg(default_value = "screenshots")]
         dir: PathBuf,
     },
+    /// Print the completion script for a shell (bash, zsh, fish, powershell, elvish).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print a man page (roff): vramfit's own, or a command's (`vramfit man plan`); with --dir,
+    /// write them all.
+    Man {
+        /// The command whose page to print (plan, fit, …); none: vramfit's own page.
+        #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+        page: Option<String>,
+        /// Write every page (vramfit.1, vramfit-plan.1, …) into this folder instead, replacing
+        /// pages of the same name, and print their paths.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// The user's settings (`<config>/config.toml`); every key optional.
@@ -398,9 +416,17 @@ pub fn run(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    let catalog = load_catalog(&cli.catalog)?;
+    // The shell's and the manual's views need no catalog: a broken user catalog must not
+    // stop a completion script from loading.
+    let catalog = match command {
+        Command::Completions { shell } => return generate::completions(*shell, out),
+        Command::Man { page, dir } => return generate::man(page.as_deref(), dir.as_deref(), out),
+        _ => load_catalog(&cli.catalog)?,
+    };
     let io = io_error;
     match command {
+        // Answered above, before the catalog was read.
+        Command::Completions { .. } | Command::Man { .. } => {}
         Command::Plan(args) => run_plan(&catalog, args, cli.hub, out, err)?,
         Command::Fit(args) => run_fit(&catalog, args, cli.hub, out, err)?,
         Command::Table { json } => {
