@@ -516,6 +516,10 @@ fn the_planner_lists_gguf_files_under_models_dir() {
     );
     let cli = vramfit::cli::Cli::try_parse_from(["vramfit", "--models-dir", root.to_str().unwrap()]).unwrap();
     let mut app = vramfit::cli::open_planner(&cli).unwrap();
+    // Nothing is read before the first frame: the folder is listed afterwards.
+    assert!(app.models.iter().all(|m| m.id != "tiny-Q4_K_M"));
+    assert_eq!(app.local_sources.as_deref(), Some(&[root.clone()][..]));
+    app.load_local_models_now();
     let tiny = app
         .models
         .iter()

@@ -8,6 +8,31 @@ pub mod hf;
 pub mod hfcache;
 pub mod hub;
 pub mod safetensors;
+
+/// The models this machine holds, offline: what the Hugging Face cache keeps (with a
+/// config.json) and the GGUF files in `models_dirs` (headers only). An unreadable entry is
+/// skipped, not fatal: a listing must not stop the planner.
+pub fn local_models(models_dirs: &[std::path::PathBuf]) -> Vec<crate::engine::Model> {
+    let mut found: Vec<crate::engine::Model> = Vec::new();
+    if let Some(cache) = hf::cache_dir() {
+        found.extend(
+            hf::cached_models(&cache, 50)
+                .iter()
+                .filter_map(|r| hf::load_cached(&cache, r)?.ok()),
+        );
+    }
+    for dir in models_dirs {
+        for path in checkpoint::gguf_files(dir, 50) {
+            if let Ok(mut m) = checkpoint::gguf_model(&path) {
+                m.family = "On this machine".into();
+                // The file's name tells two quantizations of one model apart.
+                m.name = m.id.clone();
+                found.push(m);
+            }
+        }
+    }
+    found
+}
 mod validate;
 
 use validate::{locate_after, locate_field, validate_gpu, validate_offer, validate_updated};

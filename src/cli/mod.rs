@@ -645,27 +645,10 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
     app.mouse = cli.mouse;
     // A Chinese screen prices in yuan (the Currency knob switches; a plan file says its own).
     app.scenario.rent.display_currency = crate::lang::Lang::current().default_currency().into();
-    // What the local Hugging Face cache holds, offline (a bad entry is skipped, not fatal).
-    if let Some(cache) = hf::cache_dir() {
-        let found: Vec<Model> = hf::cached_models(&cache, 50)
-            .iter()
-            .filter_map(|r| hf::load_cached(&cache, r)?.ok())
-            .collect();
-        app.add_local_models(found);
-    }
-    // GGUF files in the user's models folders, headers only (an unreadable one is skipped).
-    let mut ggufs = Vec::new();
-    for dir in &cli.models_dir {
-        for path in crate::catalog::checkpoint::gguf_files(dir, 50) {
-            if let Ok(mut m) = crate::catalog::checkpoint::gguf_model(&path) {
-                m.family = "On this machine".into();
-                // The file's name tells two quantizations of one model apart.
-                m.name = m.id.clone();
-                ggufs.push(m);
-            }
-        }
-    }
-    app.add_local_models(ggufs);
+    // What this machine holds (the Hugging Face cache, GGUF files in the models folders)
+    // is read beside the first frame, never before it: the planner takes the list when it
+    // arrives (`tui::run`; `App::load_local_models_now` reads it at once).
+    app.local_sources = Some(cli.models_dir.clone());
     if let Some((file, scenario, sort)) = opened {
         app.open_plan(scenario, sort, file.card.as_deref(), file.card_count);
     }

@@ -101,6 +101,8 @@ enum Wake {
     Closed,
     Resize,
     Detected(crate::detect::Detection),
+    /// What this machine holds (the cache, the models folders), listed on a thread.
+    Local(Vec<crate::engine::Model>),
 }
 
 /// On Unix the planner reads the terminal's bytes itself (`input`: crossterm's parser can
@@ -146,6 +148,12 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
             let _ = found.send(Wake::Detected(d));
         });
     }
+    if let Some(dirs) = app.local_sources.take() {
+        let found = tx.clone();
+        std::thread::spawn(move || {
+            let _ = found.send(Wake::Local(crate::catalog::local_models(&dirs)));
+        });
+    }
     drop(tx);
     let mut parser = input::Parser::default();
     terminal.draw(|f| ui::view(f, app))?;
@@ -176,6 +184,11 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
                 terminal.draw(|f| ui::view(f, app))?;
                 continue;
             }
+            Some(Wake::Local(models)) => {
+                app.add_local_models(models);
+                terminal.draw(|f| ui::view(f, app))?;
+                continue;
+            }
         };
         if dispatch(app, &events) && !app.quit {
             terminal.draw(|f| ui::view(f, app))?;
@@ -188,6 +201,8 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
 /// Elsewhere crossterm reads the console (its Windows reader gets whole key events).
 #[cfg(not(unix))]
 fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> color_eyre::Result<()> {
+    // Listed before the loop here (crossterm's reader has no channel to bring it in).
+    app.load_local_models_now();
     let mut found = detect.then(|| {
         let (tx, rx) = std::sync::mpsc::channel();
         spawn_detection(app, move |d| {

@@ -128,6 +128,9 @@ pub struct App {
     pub theme: Theme,
     pub quit: bool,
     pub mouse: bool,
+    /// The models folders to list (with the Hugging Face cache) once the first frame is
+    /// drawn; `None` once listed, or when nothing is to be listed.
+    pub local_sources: Option<Vec<std::path::PathBuf>>,
     /// Written by the view: the last screen size and list scroll offsets (for mouse hits).
     pub last_area: Rect,
     pub model_offset: usize,
@@ -190,6 +193,7 @@ impl App {
             theme,
             quit: false,
             mouse: false,
+            local_sources: None,
             last_area: Rect::default(),
             model_offset: 0,
             card_offset: 0,
@@ -214,6 +218,14 @@ impl App {
             .and_then(|(g, n)| self.find_option(g, n))
             .or_else(|| self.local.and_then(|(g, n)| self.find_option(g, n)))
             .or_else(|| self.plan.target())
+    }
+
+    /// Read what this machine holds now (tests, and platforms where the planner does not
+    /// read it on a thread of its own).
+    pub fn load_local_models_now(&mut self) {
+        if let Some(dirs) = self.local_sources.take() {
+            self.add_local_models(crate::catalog::local_models(&dirs));
+        }
     }
 
     /// Models found on this machine (the Hugging Face cache) head the model list, after an
