@@ -155,15 +155,27 @@ pub fn judge(
         cards: count,
         ..sc.clone()
     };
-    let b = judge::breakdown_per_card(model, &sc, count);
-    let needs = Needs::new(model, &sc);
+    judge_with(&Needs::new(model, &sc), model, gpu, gpu_index, &sc)
+}
+
+/// [`judge`] for a scenario already drawn for its count, asking `needs` (so the limits
+/// solved afterwards reuse what the judgement computed).
+fn judge_with(
+    needs: &Needs,
+    model: &Model,
+    gpu: &Gpu,
+    gpu_index: usize,
+    sc: &Scenario,
+) -> (FitOption, Breakdown) {
+    let count = sc.cards;
+    let b = judge::breakdown_per_card(model, sc, count);
     needs.remember(count, sc.context, sc.batch, b.total());
     let ctx = Context {
         model,
-        scenario: &sc,
+        scenario: sc,
         largest_count: count,
         work: work_of(model, &b),
-        needs: &needs,
+        needs,
     };
     let need = Need {
         per_card: b.total(),
@@ -271,13 +283,13 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
             out.push(Change::Offload(Offload::All));
         }
     }
+    let counts = super::plan::candidate_counts(sc);
     // A count tensor parallel cannot split: whole layers per card run on it, and so does
     // the largest smaller count that holds the plan.
     if let Some(super::fit::Reason::HeadsIndivisible(_)) =
         judge::unsupported_reason(model, gpu, target.count, sc)
     {
         out.push(Change::Split(Split::Layer));
-        let counts = super::plan::candidate_counts(sc);
         if let Some(n) = counts
             .iter()
             .copied()
@@ -289,7 +301,6 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
         }
     }
     // More cards of the same kind: the smallest count that holds it.
-    let counts = super::plan::candidate_counts(sc);
     if let Some(n) = counts
         .iter()
         .copied()
@@ -331,9 +342,10 @@ pub fn advise(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Adv
         ..sc.clone()
     };
     let gpu = &gpus[target.gpu];
-    let (mut now, _) = judge(model, gpu, target.gpu, target.count, &sc);
+    let needs = Needs::new(model, &sc);
+    let (mut now, _) = judge_with(&needs, model, gpu, target.gpu, &sc);
     // Every limit of the target, comfortable ones too, from the judge.
-    let l = limits(model, gpu, target.count, &sc);
+    let l = needs.limits(gpu, target.count);
     now.limits = l;
     let (longest, largest_batch) = (l.max_context, l.max_batch);
     let (comfortable_context, comfortable_batch) = if now.verdict.is_fit() {

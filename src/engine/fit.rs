@@ -4,7 +4,6 @@ use serde::Serialize;
 
 use super::gpu::{Gpu, HOURS_PER_MONTH, LinkKind};
 use super::judge::{self, Limits, Needs};
-pub use super::judge::{card_capacity, is_tight};
 use super::model::Model;
 use super::precision::WeightPrecision;
 use super::renting::{Training, training_time};
@@ -389,6 +388,7 @@ pub fn largest_comfortable_need(rule: TightRule, count: u32, capacity: f64) -> f
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::judge::is_tight;
 
     #[test]
     fn seed_tight_rule_is_5_gb_single_and_2_gb_per_card() {

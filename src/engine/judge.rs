@@ -379,27 +379,21 @@ impl<'a> Needs<'a> {
         if slope <= 0.0 || !room.is_finite() {
             return hi;
         }
-        let k = (room / slope).floor();
-        if k < -(at as f64) {
-            1
-        } else {
-            ((at as f64 + k).max(1.0) as u64).min(hi)
-        }
+        // Clamped into 1..=hi (the search corrects a guess off either end).
+        ((at as f64 + (room / slope).floor()).max(1.0) as u64).min(hi)
     }
 
-    /// Every limit of `count` × `gpu`.
+    /// Every limit of `count` × `gpu`: what [`Needs::shown_limits`] gives, and the same
+    /// for a fit that is not tight.
     pub fn limits(&self, gpu: &Gpu, count: u32) -> Limits {
-        let sc = self.scenario;
-        if unsupported_reason(self.model, gpu, count, sc).is_some() {
-            return Limits::default();
+        let shown = self.shown_limits(gpu, count);
+        if shown.max_context.is_none() && shown.max_batch.is_none() {
+            return shown;
         }
-        let max_context = self.max_context(gpu, count, false);
         Limits {
-            max_context,
-            max_batch: self.max_batch(gpu, count, false),
             comfortable_context: self.max_context(gpu, count, true),
             comfortable_batch: self.max_batch(gpu, count, true),
-            context_at_model_max: self.at_model_max(max_context),
+            ..shown
         }
     }
 
