@@ -398,24 +398,47 @@ impl Catalog {
                 ));
             }
         }
+        // Indexes by id, so that merging a large file stays linear (a scan per entry made a
+        // 10,000-card catalog take seconds).
+        let mut model_at: HashMap<String, usize> =
+            self.models.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
         for entry in parsed.model {
             let id = entry.id.clone();
             let model = entry
                 .into_model()
                 .map_err(|(field, m)| locate_field(file, source, &id, field, m))?;
-            match self.models.iter_mut().find(|m| m.id == model.id) {
-                Some(slot) => *slot = model,
-                None => self.models.push(model),
+            match model_at.get(&model.id) {
+                Some(&i) => self.models[i] = model,
+                None => {
+                    model_at.insert(model.id.clone(), self.models.len());
+                    self.models.push(model);
+                }
             }
         }
+        // Offers name their card case-insensitively.
+        let mut gpu_at: HashMap<String, usize> = self
+            .gpus
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.id.to_ascii_lowercase(), i))
+            .collect();
         for gpu in parsed.gpu {
             validate_gpu(&gpu).map_err(|(field, m)| locate_field(file, source, &gpu.id, field, m))?;
-            match self.gpus.iter_mut().find(|g| g.id == gpu.id) {
-                Some(slot) => {
-                    let offers = std::mem::take(&mut slot.offers);
-                    *slot = Gpu { offers, ..gpu };
+            let exact = gpu_at
+                .get(&gpu.id.to_ascii_lowercase())
+                .copied()
+                .filter(|&i| self.gpus[i].id == gpu.id);
+            match exact {
+                Some(i) => {
+                    let offers = std::mem::take(&mut self.gpus[i].offers);
+                    self.gpus[i] = Gpu { offers, ..gpu };
                 }
-                None => self.gpus.push(gpu),
+                None => {
+                    gpu_at
+                        .entry(gpu.id.to_ascii_lowercase())
+                        .or_insert(self.gpus.len());
+                    self.gpus.push(gpu);
+                }
             }
         }
         let mut offer_from = 0;
@@ -427,10 +450,9 @@ impl Catalog {
             offer_from = (at + 1).min(source.len());
             let here = |field: &str, message: String| locate_after(file, source, at, field, message);
             validate_offer(&offer).map_err(|(field, m)| here(field, m))?;
-            let Some(gpu) = self
-                .gpus
-                .iter_mut()
-                .find(|g| g.id.eq_ignore_ascii_case(&offer.gpu))
+            let Some(gpu) = gpu_at
+                .get(&offer.gpu.to_ascii_lowercase())
+                .map(|&i| &mut self.gpus[i])
             else {
                 return Err(here(
                     "gpu",

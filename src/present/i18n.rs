@@ -37,15 +37,19 @@ fn compile(source: &str) -> Vec<(regex::Regex, String)> {
         .collect()
 }
 
-static RULES_ZH: LazyLock<Vec<(regex::Regex, String)>> = LazyLock::new(|| compile(FORMULAS_ZH));
-static ERROR_RULES_ZH: LazyLock<Vec<(regex::Regex, String)>> = LazyLock::new(|| compile(ERRORS_ZH));
+static RULES_ZH: Rules = LazyLock::new(|| compile(FORMULAS_ZH));
+static ERROR_RULES_ZH: Rules = LazyLock::new(|| compile(ERRORS_ZH));
 
-fn apply<'t>(rules: &[(regex::Regex, String)], text: &'t str) -> Cow<'t, str> {
+/// `rules` stays lazy until Chinese asks for it: taking a slice of it would compile every
+/// rule, which cost an English `plan` most of its run time.
+type Rules = LazyLock<Vec<(regex::Regex, String)>>;
+
+fn apply<'t>(rules: &Rules, text: &'t str) -> Cow<'t, str> {
     match Lang::current() {
         Lang::En => Cow::Borrowed(text),
         Lang::Zh => {
             let mut out = text.to_string();
-            for (re, zh) in rules {
+            for (re, zh) in rules.iter() {
                 if let Cow::Owned(changed) = re.replace_all(&out, zh.as_str()) {
                     out = changed;
                 }
