@@ -33,6 +33,7 @@ pub fn local_models(models_dirs: &[std::path::PathBuf]) -> Vec<crate::engine::Mo
     }
     found
 }
+mod pieces;
 mod validate;
 
 use validate::{locate_after, locate_field, validate_gpu, validate_offer, validate_updated};
@@ -49,6 +50,26 @@ use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow
 pub const EMBEDDED_MODELS: &str = include_str!("../../catalog/models.toml");
 pub const EMBEDDED_GPUS: &str = include_str!("../../catalog/gpus.toml");
 pub const EMBEDDED_OFFERS: &str = include_str!("../../catalog/offers.toml");
+
+/// The same three files as build.rs converted them to JSON (empty when one did not convert:
+/// then the TOML is read, and its error reported with its line).
+const EMBEDDED_JSON: [(&str, &str, &str); 3] = [
+    (
+        "catalog/models.toml",
+        EMBEDDED_MODELS,
+        include_str!(concat!(env!("OUT_DIR"), "/models.json")),
+    ),
+    (
+        "catalog/gpus.toml",
+        EMBEDDED_GPUS,
+        include_str!(concat!(env!("OUT_DIR"), "/gpus.json")),
+    ),
+    (
+        "catalog/offers.toml",
+        EMBEDDED_OFFERS,
+        include_str!(concat!(env!("OUT_DIR"), "/offers.json")),
+    ),
+];
 
 /// A problem in an input file, located as precisely as the parser allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -359,17 +380,37 @@ impl Catalog {
     /// The catalog compiled into the binary.
     pub fn embedded() -> Result<Self, FileError> {
         let mut c = Catalog::default();
-        c.merge_str("catalog/models.toml", EMBEDDED_MODELS)?;
-        c.merge_str("catalog/gpus.toml", EMBEDDED_GPUS)?;
-        c.merge_str("catalog/offers.toml", EMBEDDED_OFFERS)?;
+        for (file, source, json) in EMBEDDED_JSON {
+            match serde_json::from_str::<CatalogFile>(json) {
+                Ok(parsed) => c.merge_parsed(file, source, parsed)?,
+                Err(_) => c.merge_str(file, source)?,
+            }
+        }
+        Ok(c)
+    }
+
+    /// The embedded catalog read from its TOML, as a user's file is read (the tests check
+    /// that it equals [`Catalog::embedded`]).
+    pub fn embedded_from_toml() -> Result<Self, FileError> {
+        let mut c = Catalog::default();
+        for (file, source, _) in EMBEDDED_JSON {
+            c.merge_str(file, source)?;
+        }
         Ok(c)
     }
 
     /// Add the entries of one TOML document. A model or card whose id already exists
     /// replaces the old one; offers are added to their card.
     pub fn merge_str(&mut self, file: &str, source: &str) -> Result<(), FileError> {
-        let mut parsed: CatalogFile =
-            toml::from_str(source).map_err(|e| FileError::from_toml(file, source, &e))?;
+        let parsed = match pieces::parse_large(source) {
+            Some(parsed) => parsed,
+            None => toml::from_str(source).map_err(|e| FileError::from_toml(file, source, &e))?,
+        };
+        self.merge_parsed(file, source, parsed)
+    }
+
+    /// Merge a parsed file; `source` is its TOML, where errors are located.
+    fn merge_parsed(&mut self, file: &str, source: &str, mut parsed: CatalogFile) -> Result<(), FileError> {
         parsed.clean_text();
         if let Some(updated) = &parsed.updated {
             let date =
@@ -400,8 +441,12 @@ impl Catalog {
         }
         // Indexes by id, so that merging a large file stays linear (a scan per entry made a
         // 10,000-card catalog take seconds).
-        let mut model_at: HashMap<String, usize> =
-            self.models.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
+        let mut model_at: HashMap<String, usize> = self
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.clone(), i))
+            .collect();
         for entry in parsed.model {
             let id = entry.id.clone();
             let model = entry
@@ -441,14 +486,16 @@ impl Catalog {
                 }
             }
         }
-        let mut offer_from = 0;
-        for offer in parsed.offer {
-            // Each offer's own text: the n-th `[[offer]]` table of the file.
-            let at = source[offer_from..]
-                .find("[[offer]]")
-                .map_or(source.len(), |i| offer_from + i);
-            offer_from = (at + 1).min(source.len());
-            let here = |field: &str, message: String| locate_after(file, source, at, field, message);
+        for (nth, offer) in parsed.offer.into_iter().enumerate() {
+            // Each offer's own text, the n-th `[[offer]]` table of the file, found only for
+            // a message.
+            let here = |field: &str, message: String| {
+                let at = source
+                    .match_indices("[[offer]]")
+                    .nth(nth)
+                    .map_or(source.len(), |(i, _)| i);
+                locate_after(file, source, at, field, message)
+            };
             validate_offer(&offer).map_err(|(field, m)| here(field, m))?;
             let Some(gpu) = gpu_at
                 .get(&offer.gpu.to_ascii_lowercase())
@@ -553,4 +600,24 @@ pub fn user_config_dir() -> Option<PathBuf> {
 /// `<config>/catalog/`: the user's own models, cards and offers.
 pub fn user_catalog_dir() -> Option<PathBuf> {
     user_config_dir().map(|d| d.join("catalog"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pre_parsed_catalog_is_the_toml_catalog() {
+        for (file, _, json) in EMBEDDED_JSON {
+            assert!(
+                serde_json::from_str::<CatalogFile>(json).is_ok(),
+                "{file} converts at build time and reads back"
+            );
+        }
+        let fast = Catalog::embedded().unwrap();
+        let toml = Catalog::embedded_from_toml().unwrap();
+        assert_eq!(format!("{fast:?}"), format!("{toml:?}"));
+        assert!(fast.updated.is_some(), "the date survives the conversion");
+        assert!(fast.gpus.iter().any(|g| !g.offers.is_empty()));
+    }
 }

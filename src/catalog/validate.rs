@@ -68,8 +68,10 @@ pub(super) fn validate_updated(
 
 /// Every number on a card within what a real card has.
 pub(super) fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
-    let id = crate::text::clean_prefix(&g.id, 60);
-    let with_id = |(field, m): (&'static str, String)| (field, format!("gpu '{id}': {m}"));
+    let with_id = |(field, m): (&'static str, String)| {
+        let id = crate::text::clean_prefix(&g.id, 60);
+        (field, format!("gpu '{id}': {m}"))
+    };
     let run = || -> Result<(), (&'static str, String)> {
         if g.id.trim().is_empty() {
             return Err(("id", "'id' must not be empty".into()));
@@ -108,8 +110,10 @@ pub(super) fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
 
 /// Every number of an offer within sense: a positive price, a discount below 100 %.
 pub(super) fn validate_offer(o: &Offer) -> Result<(), (&'static str, String)> {
-    let gpu = crate::text::clean_prefix(&o.gpu, 60);
-    let with_gpu = |(field, m): (&'static str, String)| (field, format!("offer for '{gpu}': {m}"));
+    let with_gpu = |(field, m): (&'static str, String)| {
+        let gpu = crate::text::clean_prefix(&o.gpu, 60);
+        (field, format!("offer for '{gpu}': {m}"))
+    };
     let run = || -> Result<(), (&'static str, String)> {
         check_number("price", o.price, 1e-6, 1e9)?;
         if let Some(m) = o.price_max {

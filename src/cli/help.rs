@@ -38,9 +38,13 @@ impl HelpText {
 
 /// The command with its help in `lang` (English: as clap built it).
 pub fn localized(cmd: Command, lang: Lang) -> Command {
-    match (lang, HelpText::chinese()) {
-        (Lang::Zh, Some(text)) => translate(cmd, "vramfit", &text, true),
-        _ => cmd,
+    // The Chinese text is parsed only when asked for: English runs skip it.
+    match lang {
+        Lang::Zh => match HelpText::chinese() {
+            Some(text) => translate(cmd, "vramfit", &text, true),
+            None => cmd,
+        },
+        Lang::En => cmd,
     }
 }
 

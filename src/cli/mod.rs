@@ -516,11 +516,12 @@ fn run_plan(
         if local.mixed {
             scenario.split = crate::engine::scenario::Split::Layer;
         }
-        vec![local.gpu]
+        std::borrow::Cow::Owned(vec![local.gpu])
     } else {
         match &args.gpu {
-            Some(id) => vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()],
-            None => catalog.gpus.clone(),
+            Some(id) => std::borrow::Cow::Owned(vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()]),
+            // The whole catalog, borrowed: a 10,000-card file is not copied.
+            None => std::borrow::Cow::Borrowed(catalog.gpus.as_slice()),
         }
     };
     if args.sort == SortBy::Finish && args.train_tokens.is_none() {
@@ -529,7 +530,10 @@ fn run_plan(
         ));
     }
     let mut plan = plan(&model, &gpus, &scenario, !args.no_combos && !args.here);
-    crate::engine::rank::rank_options(&mut plan.options, args.sort);
+    // The plan comes ranked by price.
+    if args.sort != SortBy::Price {
+        crate::engine::rank::rank_options(&mut plan.options, args.sort);
+    }
     if args.markdown {
         out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
             .map_err(io)?;

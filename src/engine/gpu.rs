@@ -155,11 +155,13 @@ impl Gpu {
     /// the card's memory bus with the other slices. The catalog's `mig` field names what
     /// a whole card can be cut into; a slice says "slice of".
     pub fn is_slice(&self) -> bool {
-        self.id.contains("vgpu")
-            || self
-                .mig
-                .as_deref()
-                .is_some_and(|m| m.to_ascii_lowercase().contains("slice of"))
+        // Byte windows, not `str::contains`: the judge asks this for every option.
+        fn has(text: &str, word: &[u8]) -> bool {
+            text.as_bytes()
+                .windows(word.len())
+                .any(|w| w.eq_ignore_ascii_case(word))
+        }
+        has(&self.id, b"vgpu") || self.mig.as_deref().is_some_and(|m| has(m, b"slice of"))
     }
 
     /// The capacity a real run sees: what the runtime can allocate, else the marketed label.

@@ -11,7 +11,10 @@
 //! multi-card set-ups no runtime starts.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+
+// The memo's keys are three small integers: std's SipHash (built for keys an attacker
+// chooses) cost a tenth of a large plan's time.
+use rustc_hash::FxHashMap as HashMap;
 
 use super::breakdown::Breakdown;
 use super::fit::{Reason, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
@@ -130,10 +133,23 @@ pub fn is_tight(rule: TightRule, count: u32, need: f64, free: f64) -> bool {
 
 /// THE judge: `count` × `gpu` under `scenario`, each card needing `need_per_card` bytes.
 pub fn judge(model: &Model, gpu: &Gpu, count: u32, scenario: &Scenario, need_per_card: f64) -> Judgement {
+    let unsupported = unsupported_reason(model, gpu, count, scenario);
+    judge_memory(gpu, count, scenario, need_per_card, unsupported)
+}
+
+/// The judge's verdict once what the option can run is known: the limit searches ask it
+/// hundreds of times for one option, whose `unsupported` does not change with context or
+/// batch.
+fn judge_memory(
+    gpu: &Gpu,
+    count: u32,
+    scenario: &Scenario,
+    need_per_card: f64,
+    unsupported: Option<Reason>,
+) -> Judgement {
     let usable = usable_per_card(gpu, count, scenario);
     let free = usable - need_per_card;
     let n = f64::from(count);
-    let unsupported = unsupported_reason(model, gpu, count, scenario);
     let verdict = if unsupported.is_some() || free < 0.0 {
         Verdict::No
     } else if is_tight(scenario.tight_rule, count, need_per_card * n, free * n) {
@@ -251,7 +267,12 @@ pub fn breakdown_per_card(model: &Model, scenario: &Scenario, count: u32) -> Bre
         cards: count,
         ..scenario.clone()
     };
-    let b = memory::breakdown(model, &sc);
+    breakdown_for_count(model, &sc, count)
+}
+
+/// The same for a scenario whose `cards` is already `count`.
+fn breakdown_for_count(model: &Model, sc: &Scenario, count: u32) -> Breakdown {
+    let b = memory::breakdown(model, sc);
     match sc.convention {
         Convention::Seed if count > 1 => equal_share(&b, count),
         _ => b,
@@ -303,7 +324,7 @@ impl<'a> Needs<'a> {
         Self {
             model,
             scenario,
-            cache: RefCell::new(HashMap::new()),
+            cache: RefCell::new(HashMap::default()),
         }
     }
 
@@ -319,9 +340,10 @@ impl<'a> Needs<'a> {
         let sc = Scenario {
             context,
             batch,
+            cards: count,
             ..self.scenario.clone()
         };
-        let need = super::units::totals_only(|| breakdown_per_card(self.model, &sc, count).total());
+        let need = super::units::totals_only(|| breakdown_for_count(self.model, &sc, count).total());
         self.cache.borrow_mut().insert((count, context, batch), need);
         need
     }
@@ -342,11 +364,19 @@ impl<'a> Needs<'a> {
     /// The largest batch at the scenario's context that `count` × `gpu` fits (`comfortable`:
     /// without being tight).
     pub fn max_batch(&self, gpu: &Gpu, count: u32, comfortable: bool) -> Option<u64> {
+        if unsupported_reason(self.model, gpu, count, self.scenario).is_some() {
+            return None;
+        }
+        self.batch_limit(gpu, count, comfortable)
+    }
+
+    /// [`Needs::max_batch`] for an option known to run the scenario.
+    fn batch_limit(&self, gpu: &Gpu, count: u32, comfortable: bool) -> Option<u64> {
         let sc = self.scenario;
         let hi = super::ranges::MAX_BATCH;
         let guess = self.guess(gpu, count, sc.batch, hi, |b| (sc.context, b));
         largest_near(hi, guess, |b| {
-            let j = self.judge_at(gpu, count, sc.context, b);
+            let j = judge_memory(gpu, count, sc, self.per_card(count, sc.context, b), None);
             if comfortable { j.comfortable() } else { j.fits() }
         })
     }
@@ -354,13 +384,21 @@ impl<'a> Needs<'a> {
     /// The longest context (a multiple of [`context_step`], up to [`context_ceiling`]) at
     /// the scenario's batch that `count` × `gpu` fits.
     pub fn max_context(&self, gpu: &Gpu, count: u32, comfortable: bool) -> Option<u64> {
+        if unsupported_reason(self.model, gpu, count, self.scenario).is_some() {
+            return None;
+        }
+        self.context_limit(gpu, count, comfortable)
+    }
+
+    /// [`Needs::max_context`] for an option known to run the scenario.
+    fn context_limit(&self, gpu: &Gpu, count: u32, comfortable: bool) -> Option<u64> {
         let sc = self.scenario;
         let step = context_step(sc);
         let hi = context_ceiling(self.model, sc) / step;
         let at = (sc.context / step).clamp(1, hi.max(1));
         let guess = self.guess(gpu, count, at, hi, |k| (k * step, sc.batch));
         largest_near(hi, guess, |k| {
-            let j = self.judge_at(gpu, count, k * step, sc.batch);
+            let j = judge_memory(gpu, count, sc, self.per_card(count, k * step, sc.batch), None);
             if comfortable { j.comfortable() } else { j.fits() }
         })
         .map(|k| k * step)
@@ -391,8 +429,8 @@ impl<'a> Needs<'a> {
             return shown;
         }
         Limits {
-            comfortable_context: self.max_context(gpu, count, true),
-            comfortable_batch: self.max_batch(gpu, count, true),
+            comfortable_context: self.context_limit(gpu, count, true),
+            comfortable_batch: self.batch_limit(gpu, count, true),
             ..shown
         }
     }
@@ -403,10 +441,10 @@ impl<'a> Needs<'a> {
         if unsupported_reason(self.model, gpu, count, self.scenario).is_some() {
             return Limits::default();
         }
-        let max_context = self.max_context(gpu, count, false);
+        let max_context = self.context_limit(gpu, count, false);
         Limits {
             max_context,
-            max_batch: self.max_batch(gpu, count, false),
+            max_batch: self.batch_limit(gpu, count, false),
             context_at_model_max: self.at_model_max(max_context),
             ..Limits::default()
         }

@@ -63,7 +63,7 @@ pub fn equal_share(whole: &Breakdown, count: u32) -> Breakdown {
     let mut share = whole.clone();
     for s in &mut share.segments {
         s.bytes /= n;
-        s.formula = format!(
+        s.formula = super::units::words!(
             "({}) ÷ {count} cards = {}",
             s.formula,
             super::units::format_gb(s.bytes)
@@ -72,7 +72,7 @@ pub fn equal_share(whole: &Breakdown, count: u32) -> Breakdown {
             p.bytes /= n;
         }
     }
-    share.notes.push(format!(
+    share.notes.push(super::units::words!(
         "quick rules: each of the {count} cards holds an equal share"
     ));
     share

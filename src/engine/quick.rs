@@ -8,6 +8,7 @@ use super::kv::{kv_cache_bytes, kv_formula};
 use super::model::Model;
 use super::scenario::{Method, Scenario};
 use super::units::{format_gb, format_params, group_thousands};
+use crate::engine::units::words;
 
 /// "约 2 GB 运行时开销": CUDA context, framework and allocator, per process.
 pub const RUNTIME_OVERHEAD_BYTES: f64 = 2e9;
@@ -72,7 +73,7 @@ pub fn weights(params: u64, sc: &Scenario) -> Segment {
     Segment::new(
         SegmentKind::Weights,
         bytes,
-        format!(
+        words!(
             "{} params × {bpp} B ({}) = {}",
             group_thousands(params as i64),
             sc.weights.label(),
@@ -101,7 +102,7 @@ pub fn overhead() -> Segment {
 pub fn decode_bytes_per_token(active_params: u64, sc: &Scenario) -> (f64, String) {
     let bpp = sc.weights.seed_bytes_per_param();
     let bytes = active_params as f64 * bpp;
-    let formula = format!(
+    let formula = words!(
         "{} active params × {bpp} B = {} read per token (quick rules: weights only)",
         group_thousands(active_params as i64),
         format_gb(bytes)
@@ -115,7 +116,7 @@ pub fn full_gradients(params: u64, sc: &Scenario) -> Segment {
     Segment::new(
         SegmentKind::Gradients,
         bytes,
-        format!(
+        words!(
             "{} params × {bpp} B = {}",
             format_params(params),
             format_gb(bytes)
@@ -141,7 +142,7 @@ pub fn full_optimizer(params: u64, sc: &Scenario) -> Segment {
     Segment::new(
         SegmentKind::Optimizer,
         bytes,
-        format!(
+        words!(
             "{} params × ({what}) = {}",
             format_params(params),
             format_gb(bytes)
@@ -155,7 +156,7 @@ pub fn full_activations(stored_bytes: f64) -> Segment {
     Segment::new(
         SegmentKind::Activations,
         bytes,
-        format!(
+        words!(
             "15% of weights + gradients + optimizer ({}) for activations and fragmentation = {}",
             format_gb(stored_bytes),
             format_gb(bytes)
@@ -173,7 +174,7 @@ fn adapter_part(kind: SegmentKind, adapter_params: f64, bpp: f64, what: &str) ->
     Segment::new(
         kind,
         bytes,
-        format!(
+        words!(
             "{} adapter params × {bpp} B ({what}) = {}",
             format_params(adapter_params.round() as u64),
             format_gb(bytes)
@@ -183,7 +184,7 @@ fn adapter_part(kind: SegmentKind, adapter_params: f64, bpp: f64, what: &str) ->
 
 pub fn adapter_weights(adapter_params: f64, params: u64, rank: u64) -> Segment {
     let mut s = adapter_part(SegmentKind::Adapter, adapter_params, 2.0, "bf16");
-    s.formula = format!(
+    s.formula = words!(
         "0.5% × {} params × rank {rank}/16 = {}; {}",
         format_params(params),
         format_params(adapter_params.round() as u64),
@@ -218,7 +219,7 @@ pub fn checkpointed_activations(model: &Model, sc: &Scenario) -> Segment {
     Segment::new(
         SegmentKind::Activations,
         bytes,
-        format!(
+        words!(
             "checkpointing on: layer inputs 2·s·b·h·L = {} + one layer recomputed \
              34·s·b·h + 5·a·s²·b = {} + fp32 logits 4·s·b·V = {} (s {}, b {}, h {}, L {}, a {}, V {}) = {}",
             format_gb(layer_inputs),

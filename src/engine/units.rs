@@ -20,6 +20,19 @@ pub fn totals_only<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// `format!` for formula text: an empty string while [`totals_only`] runs, so a limit
+/// search that judges hundreds of points formats none of their words.
+macro_rules! words {
+    ($($arg:tt)*) => {
+        if $crate::engine::units::wants_words() {
+            format!($($arg)*)
+        } else {
+            String::new()
+        }
+    };
+}
+pub(crate) use words;
+
 /// Whether formula text is wanted now (see [`totals_only`]).
 pub fn wants_words() -> bool {
     !TOTALS_ONLY.with(|t| t.get())

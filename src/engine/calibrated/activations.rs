@@ -6,6 +6,7 @@ use crate::engine::breakdown::{Part, Segment, SegmentKind};
 use crate::engine::framework::Framework;
 use crate::engine::model::{Architecture, MlpKind, Model};
 use crate::engine::scenario::{LoraTargets, Method, Scenario, Split};
+use crate::engine::units::words;
 use crate::engine::units::{format_gb, group_thousands};
 
 /// Tokens a serving engine prefills at once unless told (vLLM's default chunk;
@@ -113,7 +114,7 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
         let saved = selective_bytes_per_token(a) * tokens * layers;
         (
             saved + per_layer,
-            format!(
+            words!(
                 "selective checkpointing (torchtitan's op policy): input, q, v, attention output and LSE, first and last MLP matmul {} B/token × tokens × L = {} + one layer recomputed {}",
                 selective_bytes_per_token(a).round(),
                 format_gb(saved),
@@ -124,7 +125,7 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
         let inputs = ACT * a.hidden as f64 * tokens * layers;
         (
             inputs + per_layer,
-            format!(
+            words!(
                 "checkpointing: layer inputs 2·h·tokens·L = {} + one layer recomputed {}",
                 format_gb(inputs),
                 format_gb(per_layer)
@@ -133,14 +134,14 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
     } else {
         (
             per_layer * layers,
-            format!("{} layers × {} each", a.layers, format_gb(per_layer)),
+            words!("{} layers × {} each", a.layers, format_gb(per_layer)),
         )
     };
     let offloaded = offloaded_activations(model, sc);
     let (stored, how) = if offloaded > 0.0 {
         (
             stored - offloaded,
-            format!(
+            words!(
                 "{how}; offloaded to host {} (the card keeps two layers' saves)",
                 format_gb(offloaded)
             ),
@@ -155,7 +156,7 @@ pub fn training_activations(model: &Model, sc: &Scenario) -> Segment {
     } else {
         tokens * a.vocab as f64 * 8.0
     };
-    let formula = format!(
+    let formula = words!(
         "{how}; per layer per token {} B ({}, {}); logits b·s·V·8 = {}{} (tokens {})",
         layer_activation_bytes_per_token(a, sc).round(),
         if sc.flash_attention {
@@ -250,17 +251,17 @@ fn prefill_chunk(model: &Model, sc: &Scenario) -> Segment {
                 bytes: logits,
             },
         ],
-        format!(
+        words!(
             "prefill chunk {} tokens × {} B/token{}{} + logits {} × V × 4 B = {}",
             chunk,
             per_token.round(),
             if cards > 1.0 {
-                format!(" (split widths ÷ {cards} cards)")
+                words!(" (split widths ÷ {cards} cards)")
             } else {
                 String::new()
             },
             if scores > 0.0 {
-                format!(" + eager scores 5·a·chunk·s = {}", format_gb(scores))
+                words!(" + eager scores 5·a·chunk·s = {}", format_gb(scores))
             } else {
                 String::new()
             },
@@ -292,7 +293,7 @@ fn vllm_profile_peak(model: &Model, sc: &Scenario) -> Segment {
                 bytes: sampler,
             },
         ],
-        format!(
+        words!(
             "vLLM profiling run: forward over max_num_batched_tokens {} × {} B/token = {} + sampler logits, probs and logprobs 3 × max_num_seqs {} × V × 4 B = {} (vLLM keeps this peak free before sizing the KV cache)",
             group_thousands(chunk as i64),
             per_token.round(),
@@ -332,7 +333,7 @@ fn llama_cpp_compute_buffer(model: &Model, sc: &Scenario) -> Segment {
             name: "compute_buffer",
             bytes,
         }],
-        format!(
+        words!(
             "llama.cpp compute buffer (ggml graph reserve for n_ubatch {} over {} cells): the larger of attention {} ({}) and output logits n_ubatch × (V + h) × 4 B = {}",
             u,
             group_thousands(cells as i64),

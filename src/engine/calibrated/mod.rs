@@ -27,6 +27,7 @@ use super::model::{Architecture, Model};
 use super::precision::WeightPrecision;
 use super::scenario::{Scenario, Split};
 use super::units::{format_gb, group_thousands};
+use crate::engine::units::words;
 
 /// CUDA context plus cuBLAS/cuDNN workspaces of one process (torch does not count it).
 pub const CUDA_CONTEXT_BYTES: f64 = 0.5e9;
@@ -95,7 +96,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     let kv_bytes = kv_full * kv_share;
     let mut kv_text = kv_formula(model, sc.kv.bytes_per_element(), sc, kv_full);
     if n > 1.0 && super::units::wants_words() {
-        kv_text = format!("{kv_text}; × {kv_share:.3} per card of {n}");
+        kv_text = words!("{kv_text}; × {kv_share:.3} per card of {n}");
     }
     let kv = Segment::new(SegmentKind::KvCache, kv_bytes, kv_text);
     let activations = inference_activations(model, sc);
@@ -119,7 +120,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
         notes: vec![if sc.framework.is_ggml() {
             "llama.cpp allocates the KV cache for every cell of its context up front, beside one compute buffer".to_string()
         } else {
-            format!(
+            words!(
                 "a serving engine takes {:.0} % of each card (gpu_memory_utilization) and fills what is left with KV cache",
                 sc.gpu_util_on(sc.cards) * 100.0
             )
@@ -134,23 +135,23 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
     let a = &model.arch;
     let p = model.params().total;
     let split = if n > 1.0 {
-        format!(" ÷ {n} cards")
+        words!(" ÷ {n} cards")
     } else {
         String::new()
     };
     if let Some(c) = model.checkpoint.as_ref().filter(|c| c.format == sc.weights) {
-        return format!("from the checkpoint's headers, as stored: {}{split}", c.summary);
+        return words!("from the checkpoint's headers, as stored: {}{split}", c.summary);
     }
     // Another format than the file's: an estimate from the count, and said so.
     let restated = model.checkpoint.as_ref().map_or(String::new(), |c| {
-        format!(
+        words!(
             " (re-estimated from the parameter count; the checkpoint stores {})",
             c.format.label()
         )
     });
-    let split = format!("{split}{restated}");
+    let split = words!("{split}{restated}");
     if u > 0.0 {
-        format!(
+        words!(
             "{} quantized params × {:.3} bits ({}) = {} + {} embedding/norm params × 2 B = {}{split}",
             group_thousands((p - a.unquantized_params().min(p)) as i64),
             sc.weights.bits(),
@@ -160,7 +161,7 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
             format_gb(u)
         )
     } else {
-        format!(
+        words!(
             "{} params × {:.3} bits ({}) = {}{split}",
             group_thousands(p as i64),
             sc.weights.bits(),
@@ -190,7 +191,7 @@ fn decode_read_bytes(model: &Model, sc: &Scenario, q: f64, u: f64) -> (f64, Stri
     }
     (
         weights + kv,
-        format!(
+        words!(
             "{} active params (no embedding table) × {:.3} B = {} + KV of one sequence at {} tokens {} = {}",
             group_thousands(read_params as i64),
             per_param,
@@ -264,7 +265,7 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment 
         });
     }
     let slack = if dynamic > 0.0 {
-        format!(
+        words!(
             " + allocator slack 5 % of dynamic memory {}",
             format_gb(fragmentation)
         )
@@ -274,11 +275,11 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment 
     if !super::units::wants_words() {
         return Segment::from_parts(SegmentKind::Overhead, parts, String::new());
     }
-    let formula = format!(
+    let formula = words!(
         "CUDA context + workspaces {}{slack}{}{}{}",
         format_gb(CUDA_CONTEXT_BYTES),
         if dequant > 0.0 {
-            format!(
+            words!(
                 " + dequantization buffer (largest linear in 16-bit) {}",
                 format_gb(dequant)
             )
@@ -286,12 +287,12 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment 
             String::new()
         },
         if gathered > 0.0 {
-            format!(" + ZeRO-3 gathered layers (2 in flight) {}", format_gb(gathered))
+            words!(" + ZeRO-3 gathered layers (2 in flight) {}", format_gb(gathered))
         } else {
             String::new()
         },
         if buckets > 0.0 {
-            format!(
+            words!(
                 " + DeepSpeed reduce and prefetch buckets (reduce_bucket_size, stage3_prefetch_bucket_size) {}",
                 format_gb(buckets)
             )

@@ -7,6 +7,7 @@ use crate::engine::choice::Choice;
 use crate::engine::model::{Architecture, MlpKind, Model};
 use crate::engine::precision::WeightPrecision;
 use crate::engine::scenario::{LoraTargets, Method, Offload, Optimizer, Scenario, TrainingPrecision};
+use crate::engine::units::words;
 use crate::engine::units::{format_gb, group_thousands};
 
 /// Trainable parameters of the LoRA adapters: r × (d_in + d_out) per targeted linear.
@@ -70,7 +71,7 @@ impl Layout {
     /// " ÷ n cards (ZeRO-z)" when the stage shards this state, else nothing.
     fn sharded_note(&self, from_stage: u8) -> String {
         if self.zero >= from_stage {
-            format!(" ÷ {} cards (ZeRO-{})", self.cards, self.zero)
+            words!(" ÷ {} cards (ZeRO-{})", self.cards, self.zero)
         } else {
             String::new()
         }
@@ -94,7 +95,7 @@ fn weights(model: &Model, sc: &Scenario, l: &Layout) -> (Segment, f64, f64) {
     let segment = Segment::new(
         SegmentKind::Weights,
         on_card,
-        format!("{}{where_}", weights_formula(model, sc, q, u, 1.0)),
+        words!("{}{where_}", weights_formula(model, sc, q, u, 1.0)),
     );
     (segment, total, if l.offload_params { total } else { 0.0 })
 }
@@ -117,7 +118,7 @@ fn gradients(a: &Architecture, sc: &Scenario, l: &Layout, trainable: f64) -> Seg
         return Segment::new(
             SegmentKind::Gradients,
             largest * grad_bytes,
-            format!(
+            words!(
                 "optimizer in backward: one gradient at a time, the largest tensor {} × {grad_bytes} B",
                 group_thousands(largest as i64)
             ),
@@ -126,7 +127,7 @@ fn gradients(a: &Architecture, sc: &Scenario, l: &Layout, trainable: f64) -> Seg
     Segment::new(
         SegmentKind::Gradients,
         shard(trainable * grad_bytes, l.zero >= 2, l.cards),
-        format!(
+        words!(
             "{} trainable params × {grad_bytes} B{}",
             group_thousands(trainable as i64),
             l.sharded_note(2)
@@ -152,7 +153,7 @@ fn optimizer(a: &Architecture, sc: &Scenario, l: &Layout, trainable: f64) -> (Se
     };
     let host = if l.offload_optimizer || paged { total } else { 0.0 };
     let note = paged.then(|| {
-        format!(
+        words!(
             "paged 8-bit states ({}) live in CUDA unified memory and page to host RAM when the card is full",
             format_gb(total)
         )
@@ -167,7 +168,7 @@ fn optimizer(a: &Architecture, sc: &Scenario, l: &Layout, trainable: f64) -> (Se
     let segment = Segment::new(
         SegmentKind::Optimizer,
         on_card,
-        format!(
+        words!(
             "{} trainable params × ({} states {:.2} B{}) = {}{where_}",
             group_thousands(trainable as i64),
             sc.optimizer.label(),
@@ -185,7 +186,7 @@ fn adapter(sc: &Scenario, l: &Layout, trainable: f64) -> Segment {
     Segment::new(
         SegmentKind::Adapter,
         shard(trainable * bytes, l.zero == 3, l.cards),
-        format!(
+        words!(
             "rank {} on {} linears: r × (d_in + d_out) summed = {} params × {bytes} B",
             sc.lora_rank,
             sc.lora_targets.label(),
