@@ -1,355 +1,19 @@
-//! Import a Hugging Face `config.json` as a model.
-//!
-//! Known families map their fields exactly; an unknown `model_type` is read as a
-//! Llama-style decoder from the generic fields, with a warning that says so.
+//! The family-specific shape rules: how each family's config.json fields (as described in
+//! `catalog::families`) become an `Architecture`: widths, heads, norms, sliding windows,
+//! experts, latent attention and state-space layers. The import (`super`) reads the file;
+//! this holds what the fields mean.
 
-use std::path::Path;
+use serde_json::Value;
 
-use serde_json::{Map, Value};
-
-use super::FileError;
-use super::families::{Family, KvHeads, Norm, NormsPerLayer, QkNorm, StateSpace, Switch};
-use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow, Ssm};
-
-pub use super::hfcache::{cache_dir, cached_models, cached_snapshot, load_cached};
-
-/// Families whose tensor list the importer knows exactly (one description each in
-/// [`super::families`]).
-pub fn known_types() -> Vec<&'static str> {
-    super::families::known_types()
-}
-
-/// Read `path`, a `config.json` or a folder holding one.
-pub fn load(path: &Path) -> Result<Model, FileError> {
-    let file = if path.is_dir() {
-        path.join("config.json")
-    } else {
-        path.to_path_buf()
-    };
-    let shown = file.display().to_string();
-    let source = crate::files::read_text(&file, crate::files::MAX_CONFIG_BYTES)
-        .map_err(|e| FileError::new(&shown, e))?;
-    let id = crate::text::clean_prefix(&model_id_for(&file), 80);
-    let mut model = from_str(&shown, &source, &id)?;
-    model.source_path = Some(path.display().to_string());
-    // Beside the config, the checkpoint's headers give the exact count.
-    if let Some(dir) = file.parent()
-        && let Some(c) = super::checkpoint::read_safetensors_dir(dir)?
-    {
-        attach_checkpoint(&mut model, &c).map_err(|e| {
-            // The folder's headers against the config's shape: name both.
-            FileError::new(
-                dir.display().to_string(),
-                format!("{e} (against {})", crate::text::clean(&shown)),
-            )
-        })?;
-    }
-    Ok(model)
-}
-
-/// Take the checkpoint's exact parameter count (dense models) and say where it and the
-/// config disagree; refuse a checkpoint far from the config's shape (a partial download, a
-/// stub, another model's files).
-fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) -> Result<(), String> {
-    let from_config = model.params().total;
-    super::checkpoint::check_against_shape(c, from_config)?;
-    let a = &model.arch;
-    let diff = c.params as i128 - from_config as i128;
-    let why = if diff == (a.vocab * a.hidden) as i128 && a.tied_embeddings {
-        " (the checkpoint stores lm_head apart from the tied embedding)".to_string()
-    } else if diff != 0 {
-        format!(" ({:+} against the config's shape)", diff)
-    } else {
-        " (the config's shape agrees)".to_string()
-    };
-    model.warnings.push(format!(
-        "from the checkpoint's headers: {} parameters, {} of weights{why}",
-        crate::engine::units::group_thousands(c.params as i64),
-        c.summary()
-    ));
-    if model.arch.moe.is_none() && c.params > 0 {
-        model.declared_params = Some(c.params);
-    }
-    model.checkpoint = c.weights();
-    // The headers name the stored format, which becomes the default: no format to choose.
-    if model.checkpoint.is_some() {
-        model.warnings.retain(|w| !w.ends_with(CHOOSE_PRECISION));
-    }
-    Ok(())
-}
-
-/// Said of a quantized checkpoint whose headers are not at hand (the config alone).
-const CHOOSE_PRECISION: &str = ": choose the matching weight precision";
-
-/// The id an imported model gets: its folder's name, else the file stem.
-fn model_id_for(file: &Path) -> String {
-    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("config");
-    if stem == "config" {
-        file.parent()
-            .and_then(|p| p.file_name())
-            .and_then(|s| s.to_str())
-            .unwrap_or("config")
-            .to_string()
-    } else {
-        stem.to_string()
-    }
-}
-
-struct Fields<'a> {
-    file: &'a str,
-    source: &'a str,
-    map: &'a Map<String, Value>,
-}
-
-/// Byte offset of `"key":` in a JSON text (the first one), for error positions.
-fn key_offset(source: &str, key: &str) -> Option<usize> {
-    let quoted = format!("\"{key}\"");
-    source
-        .match_indices(&quoted)
-        .find(|(i, _)| source[i + quoted.len()..].trim_start().starts_with(':'))
-        .map(|(i, _)| i)
-}
-
-impl Fields<'_> {
-    /// An error at `key`'s position in the file (or the file's when it is not written).
-    fn error_at(&self, key: &str, message: String) -> FileError {
-        // A key that is not written is missing from the object that starts the file.
-        let at = key_offset(self.source, key).unwrap_or_else(|| self.source.find('{').unwrap_or(0));
-        FileError::at_offset(self.file, self.source, at, message)
-    }
-
-    /// The first of `keys` the file writes (for positions), else the first.
-    fn written<'k>(&self, keys: &[&'k str]) -> &'k str {
-        keys.iter()
-            .copied()
-            .find(|k| self.map.contains_key(*k))
-            .unwrap_or(keys[0])
-    }
-
-    fn u64_opt(&self, keys: &[&str]) -> Result<Option<u64>, FileError> {
-        for key in keys {
-            match self.map.get(*key) {
-                None | Some(Value::Null) => continue,
-                Some(v) => {
-                    return v.as_u64().map(Some).ok_or_else(|| {
-                        let shown = crate::text::clean_prefix(&v.to_string(), 40);
-                        self.error_at(
-                            key,
-                            format!("'{key}' must be a non-negative integer, got {shown}"),
-                        )
-                    });
-                }
-            }
-        }
-        Ok(None)
-    }
-
-    fn u64(&self, keys: &[&str]) -> Result<u64, FileError> {
-        match self.u64_opt(keys)? {
-            Some(0) => {
-                let key = self.written(keys);
-                Err(self.error_at(key, format!("'{key}' must be positive")))
-            }
-            Some(v) => Ok(v),
-            None => Err(self.error_at(
-                keys[0],
-                format!(
-                    "missing '{}': the memory model needs it to size the network",
-                    keys[0]
-                ),
-            )),
-        }
-    }
-
-    fn bool(&self, key: &str) -> Option<bool> {
-        self.map.get(key).and_then(Value::as_bool)
-    }
-
-    fn str(&self, key: &str) -> Option<&str> {
-        self.map.get(key).and_then(Value::as_str)
-    }
-}
-
-/// Parse a `config.json` text.
-pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> {
-    let root_map = parse_object(file, source)?;
-    // Multimodal Gemma 3 keeps the language model in `text_config`.
-    let map = match root_map.get("text_config") {
-        Some(Value::Object(text)) => text,
-        _ => &root_map,
-    };
-    let f = Fields { file, source, map };
-    // Text from the file reaches terminals, Markdown and SVG: no control characters.
-    let model_type = crate::text::clean_prefix(
-        f.str("model_type")
-            .or_else(|| root_map.get("model_type").and_then(Value::as_str))
-            .unwrap_or(""),
-        64,
-    );
-    let mut warnings = Vec::new();
-    let family = super::families::family(&model_type);
-    let known = family.is_some();
-    if !known {
-        warnings.push(format!(
-            "unknown model_type '{}': parameters estimated as a Llama-style decoder from the generic fields",
-            if model_type.is_empty() {
-                "(none)"
-            } else {
-                &model_type
-            }
-        ));
-    }
-    let family = family.copied().unwrap_or_else(|| generic_family(&f));
-    let arch = architecture(&f, &family, &mut warnings)?;
-    let state_space_only = arch.ssm.is_some_and(|s| s.layers == arch.layers);
-    if arch.ssm.is_some() {
-        warnings.push(
-            "state-space layers keep a fixed state per sequence instead of a KV cache; their activations are estimated as for a decoder layer of the same widths".into(),
-        );
-    }
-    let max_context = match f.u64_opt(&CONTEXT_KEYS)? {
-        Some(c) => c,
-        // A recurrent state has no position limit.
-        None if state_space_only => 1 << 20,
-        None => {
-            warnings.push("no max_position_embeddings: assumed 2048".into());
-            2048
-        }
-    };
-    if let Some(q) = root_map
-        .get("quantization_config")
-        .and_then(|q| q.get("quant_method"))
-        .and_then(Value::as_str)
-    {
-        warnings.push(format!(
-            "checkpoint ships {}-quantized weights{CHOOSE_PRECISION}",
-            crate::text::clean_prefix(q, 32)
-        ));
-    }
-    let name = root_map
-        .get("_name_or_path")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .unwrap_or(id);
-    let model = Model {
-        id: id.to_string(),
-        name: crate::text::clean_prefix(name, 80),
-        family: if model_type.is_empty() {
-            "imported".into()
-        } else {
-            format!("imported ({model_type})")
-        },
-        hf_repo: None,
-        max_context,
-        arch,
-        declared_params: None,
-        warnings,
-        source_path: None,
-        checkpoint: None,
-        params_range: None,
-    };
-    check(&f, &model)?;
-    let mut model = model;
-    if !known {
-        attach_structure_bound(&mut model, &f);
-    }
-    Ok(model)
-}
-
-/// An unknown family's structure is read from generic fields; what the config does not state
-/// (gated or plain MLP, tied embeddings unless written, biases) may be either way. The count
-/// over every such choice gives the range the true count lies in, stated beside the estimate.
-fn attach_structure_bound(model: &mut Model, f: &Fields) {
-    let tie_fixed = f.bool("tie_word_embeddings").is_some();
-    let mut counts = Vec::new();
-    for mlp in [MlpKind::Gated, MlpKind::Plain] {
-        for tied in [true, false] {
-            if tie_fixed && tied != model.arch.tied_embeddings {
-                continue;
-            }
-            for biased in [false, true] {
-                let mut arch = model.arch.clone();
-                arch.mlp = mlp;
-                arch.tied_embeddings = tied;
-                arch.qkv_bias = biased;
-                arch.o_bias = biased;
-                arch.mlp_bias = biased;
-                arch.norm_bias = biased;
-                let variant = Model {
-                    arch,
-                    ..model.clone()
-                };
-                counts.push(variant.params().total);
-            }
-        }
-    }
-    let estimate = model.params().total;
-    let (lo, hi) = (
-        counts.iter().copied().min().unwrap_or(estimate),
-        counts.iter().copied().max().unwrap_or(estimate),
-    );
-    model.params_range = Some((lo, hi));
-    let pct = |v: u64| (v as f64 / estimate.max(1) as f64 - 1.0) * 100.0;
-    model.warnings.push(format!(
-        "the structure the config does not state (gated or plain MLP, tied embeddings, biases) puts the true count between {} and {} ({:+.0} % to {:+.0} % of the estimate)",
-        crate::engine::units::format_params(lo),
-        crate::engine::units::format_params(hi),
-        pct(lo),
-        pct(hi)
-    ));
-}
-
-/// The file as a JSON object, or where it is not one.
-fn parse_object(file: &str, source: &str) -> Result<Map<String, Value>, FileError> {
-    let root: Value = serde_json::from_str(source).map_err(|e| FileError {
-        file: file.to_string(),
-        line: Some(e.line()),
-        column: Some(e.column()),
-        message: format!("invalid JSON: {e}")
-            .split(" at line")
-            .next()
-            .unwrap_or("invalid JSON")
-            .to_string(),
-    })?;
-    match root {
-        Value::Object(map) => Ok(map),
-        _ => Err(FileError::at_offset(
-            file,
-            source,
-            0,
-            "a config.json must be a JSON object",
-        )),
-    }
-}
-
-/// The shape check every model passes, with the config.json key to blame.
-fn check(f: &Fields, model: &Model) -> Result<(), FileError> {
-    if let Err(e) = model.arch.validate() {
-        let key = f.written(config_keys(e.field));
-        let message = e
-            .message
-            .replacen(&format!("'{}'", e.field), &format!("'{key}'"), 1);
-        return Err(f.error_at(key, message));
-    }
-    if !(1..=1 << 30).contains(&model.max_context) {
-        let key = f.written(&CONTEXT_KEYS);
-        return Err(f.error_at(key, format!("'{key}' must be between 1 and {}", 1u64 << 30)));
-    }
-    Ok(())
-}
-
-/// Where the configured context length may be written.
-const CONTEXT_KEYS: [&str; 4] = [
-    "max_position_embeddings",
-    "n_positions",
-    "seq_length",
-    "model_max_length",
-];
+use super::fields::Fields;
+use crate::catalog::FileError;
+use crate::catalog::families::{Family, KvHeads, Norm, NormsPerLayer, QkNorm, StateSpace, Switch};
+use crate::engine::model::{Architecture, Mla, MlpKind, Moe, SlidingWindow, Ssm};
 
 /// An unknown family read from its own config: a GELU/ReLU activation means a plain
 /// two-matrix MLP, `layer_norm_eps` a LayerNorm with bias, `use_bias`/`bias` biases;
 /// transformers ties embeddings by default.
-fn generic_family(f: &Fields) -> Family {
+pub(super) fn generic_family(f: &Fields) -> Family {
     let act = f
         .str("hidden_act")
         .or_else(|| f.str("activation_function"))
@@ -357,7 +21,7 @@ fn generic_family(f: &Fields) -> Family {
     let layer_norm = (f.map.contains_key("layer_norm_eps") || f.map.contains_key("layer_norm_epsilon"))
         && !f.map.contains_key("rms_norm_eps");
     let bias = Switch::Key(&["use_bias", "bias"], false);
-    let base = super::families::LLAMA;
+    let base = crate::catalog::families::LLAMA;
     Family {
         model_types: &[],
         mlp: if act.starts_with("gelu") || act == "relu" {
@@ -385,7 +49,11 @@ fn switch(f: &Fields, s: Switch) -> bool {
 }
 
 /// The network's shape from the config's fields and the family's description.
-fn architecture(f: &Fields, family: &Family, warnings: &mut Vec<String>) -> Result<Architecture, FileError> {
+pub(super) fn architecture(
+    f: &Fields,
+    family: &Family,
+    warnings: &mut Vec<String>,
+) -> Result<Architecture, FileError> {
     let hidden = f.u64(&["hidden_size", "n_embd", "d_model"])?;
     let layers = f.u64(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let ssm = state_space(f, family, hidden, layers)?;
@@ -578,7 +246,7 @@ fn mla(f: &Fields) -> Result<Option<Mla>, FileError> {
 }
 
 /// The config.json keys a shape field comes from (the catalog's name → Hugging Face's).
-fn config_keys(field: &str) -> &'static [&'static str] {
+pub(super) fn config_keys(field: &str) -> &'static [&'static str] {
     match field {
         "hidden" => &["hidden_size", "n_embd", "d_model"],
         "intermediate" => &["intermediate_size", "ffn_hidden_size", "n_inner"],

@@ -1,0 +1,88 @@
+//! Which catalog card a name a tool printed is ("NVIDIA H100 80GB HBM3" → `h100-sxm`), by
+//! the words that tell the cards apart. Apart from the parsers: it needs the catalog.
+
+use crate::catalog::Catalog;
+
+/// The catalog card a reported name is, by the words that tell the cards apart (most
+/// specific first: "H100 NVL" before "H100", "A10G" before "A10").
+pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<String> {
+    let n = format!(" {} ", name.to_lowercase().replace(['-', '_', '/'], " "));
+    let has = |w: &str| n.contains(&format!(" {w} ")) || n.contains(w) && w.contains(' ');
+    let gb = total_bytes as f64 / 1e9;
+    let id = if has("h100") {
+        if has("nvl") {
+            "h100-nvl"
+        } else if has("pcie") {
+            "h100-pcie"
+        } else {
+            "h100-sxm"
+        }
+    } else if has("h200") {
+        if has("nvl") { "h200-nvl" } else { "h200-sxm" }
+    } else if has("h800") {
+        "h800-sxm"
+    } else if has("h20") {
+        "h20"
+    } else if has("gb200") {
+        "gb200"
+    } else if has("b200") {
+        "b200"
+    } else if has("a100") {
+        match (gb > 60.0, has("pcie")) {
+            (true, true) => "a100-80gb-pcie",
+            (true, false) => "a100-sxm",
+            (false, _) => "a100-40gb-pcie",
+        }
+    } else if has("a10g") {
+        "a10g"
+    } else if has("a10") {
+        "a10"
+    } else if has("a40") {
+        "a40"
+    } else if has("l40s") {
+        "l40s"
+    } else if has("l4") {
+        "l4"
+    } else if has("t4") {
+        "t4"
+    } else if has("rtx pro 6000") {
+        "rtx-pro-6000"
+    } else if has("rtx 6000 ada") {
+        "rtx-6000-ada"
+    } else if has("a6000") {
+        "rtx-a6000"
+    } else if has("a5000") {
+        "rtx-a5000"
+    } else if has("5090") {
+        "rtx-5090"
+    } else if has("4090") {
+        "rtx-4090"
+    } else if has("4060 ti") && gb > 12.0 {
+        "rtx-4060-ti-16gb"
+    } else if has("3090") && !has("ti") {
+        "rtx-3090"
+    } else if has("3060") && gb > 10.0 {
+        "rtx-3060-12gb"
+    } else if has("mi355x") {
+        "mi355x"
+    } else if has("mi325x") {
+        "mi325x"
+    } else if has("mi300x") {
+        "mi300x"
+    } else if has("mi250x") {
+        "mi250x"
+    } else if has("mi210") {
+        "mi210"
+    } else if has("7900 xtx") {
+        "rx-7900-xtx"
+    } else if has("m2 ultra") && gb > 100.0 {
+        "m2-ultra-192gb"
+    } else if has("m3 max") && gb > 80.0 {
+        "m3-max-128gb"
+    } else if has("m4 max") && gb > 80.0 {
+        "m4-max-128gb"
+    } else {
+        return None;
+    };
+    catalog.gpu_index(id).map(|_| id.to_string())
+}
