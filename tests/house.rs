@@ -490,7 +490,7 @@ fn shortest_path(
 // Run with `cargo test --test house -- --ignored`. Besides the scenario/framework/calibrated/kv
 // circle being cut, it finds engine fit/judge/plan/rank, catalog checkpoint/gguf/safetensors
 // and catalog hf/hfcache (re-exports that point back at their users).
-#[ignore = "the scenario/framework circle is being cut"]
+
 fn the_import_graph_has_no_circle() {
     let edges = import_graph();
     // The reader must see the imports at all: a few that are known to be there.

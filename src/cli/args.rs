@@ -4,9 +4,10 @@ use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::{CheckpointingArg, CliError, OnOff, choice, whole};
-use crate::engine::framework::{Setting, UserSet, settle};
+use crate::engine::framework::Setting;
 use crate::engine::rank::SortBy;
 use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision, ranges};
+use crate::engine::settle::{UserSet, settle};
 use crate::engine::{Convention, Framework, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
 
 #[derive(Debug, Args)]

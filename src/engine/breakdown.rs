@@ -219,3 +219,25 @@ impl Breakdown {
         self.segments.iter().find(|s| s.kind == kind)
     }
 }
+
+/// An equal share of `whole` on each of `count` cards (the quick rules add the cards'
+/// memory up).
+pub fn equal_share(whole: &Breakdown, count: u32) -> Breakdown {
+    let n = f64::from(count);
+    let mut share = whole.clone();
+    for s in &mut share.segments {
+        s.bytes /= n;
+        s.formula = super::units::words!(
+            "({}) ÷ {count} cards = {}",
+            s.formula,
+            super::units::format_gb(s.bytes)
+        );
+        for p in &mut s.parts {
+            p.bytes /= n;
+        }
+    }
+    share.notes.push(super::units::words!(
+        "quick rules: each of the {count} cards holds an equal share"
+    ));
+    share
+}

@@ -5,127 +5,16 @@
 //! buffer, vLLM's profiling run, DeepSpeed's buckets) is computed in the calibrated rules
 //! and named there.
 
-use serde::Serialize;
-
-use super::calibrated::PREFILL_CHUNK_TOKENS;
 use super::choice::Choice;
+pub use super::defaults::{
+    DS_PREFETCH_BUCKET, DS_REDUCE_BUCKET, LLAMA_CPP_UBATCH, PREFILL_CHUNK_TOKENS, VLLM_MAX_NUM_SEQS,
+    sglang_fraction,
+};
 use super::precision::{KvPrecision, WeightPrecision};
-use super::scenario::{LoraTargets, Method, Optimizer, Scenario, Split, TrainingPrecision};
-
-/// The runtime a plan is drawn for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Framework {
-    /// The calibrated rules with no runtime of their own.
-    #[default]
-    Generic,
-    Transformers,
-    Deepspeed,
-    Fsdp,
-    Torchtune,
-    Torchtitan,
-    Unsloth,
-    Vllm,
-    Sglang,
-    #[serde(rename = "llama.cpp")]
-    LlamaCpp,
-    Ollama,
-}
-
-impl Choice for Framework {
-    const ALL: &'static [Self] = &[
-        Self::Generic,
-        Self::Transformers,
-        Self::Deepspeed,
-        Self::Fsdp,
-        Self::Torchtune,
-        Self::Torchtitan,
-        Self::Unsloth,
-        Self::Vllm,
-        Self::Sglang,
-        Self::LlamaCpp,
-        Self::Ollama,
-    ];
-    const ALIASES: &'static [(&'static str, Self)] = &[
-        ("llamacpp", Self::LlamaCpp),
-        ("llama-cpp", Self::LlamaCpp),
-        ("hf", Self::Transformers),
-    ];
-
-    fn id(self) -> &'static str {
-        match self {
-            Self::Generic => "generic",
-            Self::Transformers => "transformers",
-            Self::Deepspeed => "deepspeed",
-            Self::Fsdp => "fsdp",
-            Self::Torchtune => "torchtune",
-            Self::Torchtitan => "torchtitan",
-            Self::Unsloth => "unsloth",
-            Self::Vllm => "vllm",
-            Self::Sglang => "sglang",
-            Self::LlamaCpp => "llama.cpp",
-            Self::Ollama => "ollama",
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Self::Generic => "generic",
-            Self::Transformers => "HF Transformers",
-            Self::Deepspeed => "DeepSpeed",
-            Self::Fsdp => "PyTorch FSDP",
-            Self::Torchtune => "torchtune",
-            Self::Torchtitan => "torchtitan",
-            Self::Unsloth => "Unsloth",
-            Self::Vllm => "vLLM",
-            Self::Sglang => "SGLang",
-            Self::LlamaCpp => "llama.cpp",
-            Self::Ollama => "Ollama",
-        }
-    }
-}
-
-/// What a framework is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Runs {
-    Serving,
-    Training,
-    Both,
-}
+pub use super::runtime::{Framework, Runs};
+use super::scenario::{LoraTargets, Optimizer, Scenario, Split, TrainingPrecision};
 
 impl Framework {
-    pub fn runs(self) -> Runs {
-        match self {
-            Self::Generic | Self::Transformers => Runs::Both,
-            Self::Deepspeed | Self::Fsdp | Self::Torchtune | Self::Torchtitan | Self::Unsloth => {
-                Runs::Training
-            }
-            Self::Vllm | Self::Sglang | Self::LlamaCpp | Self::Ollama => Runs::Serving,
-        }
-    }
-
-    /// Whether this framework runs `method` (vLLM does not fine-tune, DeepSpeed does not serve).
-    pub fn supports(self, method: Method) -> bool {
-        match self.runs() {
-            Runs::Both => true,
-            Runs::Serving => !method.is_training(),
-            Runs::Training => method.is_training(),
-        }
-    }
-
-    /// The frameworks that run `method`, in the order the planner cycles them.
-    pub fn for_method(method: Method) -> impl Iterator<Item = Framework> {
-        Self::ALL.iter().copied().filter(move |f| f.supports(method))
-    }
-
-    /// llama.cpp and Ollama (which runs llama.cpp) size a compute buffer instead of a
-    /// prefill working set.
-    pub fn is_ggml(self) -> bool {
-        matches!(self, Self::LlamaCpp | Self::Ollama)
-    }
-
-    /// The knob values this framework uses by default for the scenario's method (and, for
-    /// SGLang, its card count), each with its source.
     pub fn presets(self, sc: &Scenario) -> Vec<Preset> {
         use Setting::*;
         let training = sc.method.is_training();
@@ -340,12 +229,6 @@ impl Framework {
         }
     }
 
-    /// The memory fraction this framework's own rule gives an option of `count` cards,
-    /// where its preset follows the count (SGLang); `None` where it is one value.
-    pub fn gpu_util_for_count(self, count: u32) -> Option<f64> {
-        (self == Self::Sglang).then(|| sglang_fraction(count))
-    }
-
     /// Set this framework and its preset's values on `sc`.
     pub fn apply(self, sc: &mut Scenario) {
         sc.framework = self;
@@ -357,27 +240,6 @@ impl Framework {
 
 const GENERIC: &str = "the calibrated rules' default";
 const DS_CONFIG: &str = "deepspeed/runtime/zero/config.py defaults";
-
-/// vLLM's `max_num_seqs` default (SchedulerConfig).
-pub const VLLM_MAX_NUM_SEQS: u64 = 256;
-/// llama.cpp's `n_ubatch` default (common.h); Ollama's NumBatch is the same.
-pub const LLAMA_CPP_UBATCH: u64 = 512;
-
-/// DeepSpeed's `reduce_bucket_size` (and `allgather_bucket_size`) default, in elements.
-pub const DS_REDUCE_BUCKET: u64 = 500_000_000;
-/// DeepSpeed's `stage3_prefetch_bucket_size` default, in elements.
-pub const DS_PREFETCH_BUCKET: u64 = 50_000_000;
-
-/// SGLang's default static memory fraction by tensor-parallel size (server_args.py).
-pub fn sglang_fraction(cards: u32) -> f64 {
-    match cards {
-        16.. => 0.79,
-        8.. => 0.81,
-        4.. => 0.85,
-        2.. => 0.87,
-        _ => 0.88,
-    }
-}
 
 /// One knob value a preset sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -516,127 +378,11 @@ impl Setting {
     }
 }
 
-impl Setting {
-    /// Every knob a preset or the method gives a default to, with its value in `sc`.
-    pub fn all_of(sc: &Scenario) -> [Setting; 21] {
-        [
-            Self::Weights(sc.weights),
-            Self::Optimizer(sc.optimizer),
-            Self::TrainingPrecision(sc.training_precision),
-            Self::Checkpointing {
-                on: sc.checkpointing,
-                selective: sc.selective_checkpointing,
-            },
-            Self::ActivationOffload(sc.activation_offload),
-            Self::Compile(sc.compile),
-            Self::FusedCe(sc.fused_ce),
-            Self::FlashAttention(sc.flash_attention),
-            Self::OptimizerInBackward(sc.optimizer_in_backward),
-            Self::LoraTargets(sc.lora_targets),
-            Self::Split(sc.split),
-            Self::Zero(sc.zero),
-            // A share that follows the card count is not the same choice as a fixed one.
-            if sc.gpu_util_by_count {
-                Self::GpuUtilByCount(sc.gpu_util)
-            } else {
-                Self::GpuUtil(sc.gpu_util)
-            },
-            Self::Kv(sc.kv),
-            Self::MaxBatchedTokens(sc.max_batched_tokens),
-            Self::MaxNumSeqs(sc.max_num_seqs),
-            Self::Context(sc.context),
-            Self::Batch(sc.batch),
-            Self::Ubatch(sc.ubatch),
-            Self::ReduceBucket(sc.reduce_bucket),
-            Self::PrefetchBucket(sc.prefetch_bucket),
-        ]
-    }
-
-    /// Whether both name the same knob (whatever their values).
-    pub fn same_knob(self, other: Setting) -> bool {
-        let util = |s: Setting| matches!(s, Self::GpuUtil(_) | Self::GpuUtilByCount(_));
-        (util(self) && util(other)) || std::mem::discriminant(&self) == std::mem::discriminant(&other)
-    }
-}
-
-/// The knobs the user set: the flags given to `plan`, the rows turned in the planner. Each
-/// wins over the method's default and the framework's preset, and only these survive a
-/// change of either (a value a preset set goes back when the preset goes).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct UserSet(Vec<Setting>);
-
-impl UserSet {
-    /// Record a value the user chose (replacing what they chose before for that knob).
-    pub fn set(&mut self, setting: Setting) {
-        match self.0.iter_mut().find(|s| s.same_knob(setting)) {
-            Some(s) => *s = setting,
-            None => self.0.push(setting),
-        }
-    }
-
-    /// Forget a choice (the knob follows the defaults again).
-    pub fn unset(&mut self, knob: Setting) {
-        self.0.retain(|s| !s.same_knob(knob));
-    }
-
-    /// The value the user chose for `knob`'s knob, if any.
-    pub fn get(&self, knob: Setting) -> Option<Setting> {
-        self.0.iter().copied().find(|s| s.same_knob(knob))
-    }
-
-    pub fn settings(&self) -> &[Setting] {
-        &self.0
-    }
-
-    /// What a user must have set to arrive at `sc` (a plan file, an applied suggestion):
-    /// every covered knob whose value differs from the default its method and framework give.
-    pub fn implied_by(sc: &Scenario) -> UserSet {
-        let mut defaults = sc.clone();
-        settle(&mut defaults, &UserSet::default());
-        let mut user = UserSet::default();
-        for (now, default) in Setting::all_of(sc).into_iter().zip(Setting::all_of(&defaults)) {
-            if now != default {
-                user.set(now);
-            }
-        }
-        user
-    }
-}
-
-/// Give every covered knob of `sc` the value `plan` gives it: the method's default, then
-/// the framework's preset (which may read the card count), then what the user set. The CLI
-/// and the planner both go through here, so a key sequence and the equivalent flags agree.
-pub fn settle(sc: &mut Scenario, user: &UserSet) {
-    let mut base = if sc.method.is_training() {
-        Scenario::seed_training(sc.method)
-    } else {
-        Scenario::seed_inference(sc.method.default_weights())
-    };
-    // A checkpoint's own format is the default where the method can use it: the weights
-    // segment is then the file's bytes, not an estimate.
-    if let Some(stored) = sc.stored_weights {
-        let trial = Scenario {
-            weights: stored,
-            method: sc.method,
-            ..base.clone()
-        };
-        if trial.check_combination().is_ok() {
-            base.weights = stored;
-        }
-    }
-    for s in Setting::all_of(&base) {
-        s.apply(sc);
-    }
-    let framework = sc.framework;
-    framework.apply(sc);
-    for s in user.settings() {
-        s.apply(sc);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::scenario::Method;
+    use crate::engine::settle::{UserSet, settle};
 
     #[test]
     fn every_framework_has_a_preset_for_what_it_runs_and_none_for_what_it_does_not() {

@@ -17,14 +17,14 @@ use std::cell::RefCell;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::breakdown::Breakdown;
-use super::fit::{Reason, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
-use super::framework::Framework;
+use super::breakdown::equal_share;
 use super::gpu::{Gpu, LinkKind};
 use super::memory;
 use super::model::Model;
-use super::plan::equal_share;
 use super::precision::WeightPrecision;
+use super::runtime::Framework;
 use super::scenario::{Convention, Method, Scenario, Split, TightRule};
+use super::verdict::{Reason, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
 
 /// Cards in one server: the most a tensor-parallel group or a data-parallel node spans
 /// over its own peer link.

@@ -1,5 +1,6 @@
 //! One scenario on one model against every card: the engine's main entry point.
 
+pub use super::breakdown::equal_share;
 use super::fit::{self, FitOption};
 use super::fit::{Context, Need};
 use super::gpu::Gpu;
@@ -54,28 +55,6 @@ impl Plan {
     pub fn target(&self) -> Option<&FitOption> {
         self.best().or_else(|| super::rank::closest(&self.options))
     }
-}
-
-/// An equal share of `whole` on each of `count` cards (the quick rules add the cards'
-/// memory up).
-pub fn equal_share(whole: &Breakdown, count: u32) -> Breakdown {
-    let n = f64::from(count);
-    let mut share = whole.clone();
-    for s in &mut share.segments {
-        s.bytes /= n;
-        s.formula = super::units::words!(
-            "({}) ÷ {count} cards = {}",
-            s.formula,
-            super::units::format_gb(s.bytes)
-        );
-        for p in &mut s.parts {
-            p.bytes /= n;
-        }
-    }
-    share.notes.push(super::units::words!(
-        "quick rules: each of the {count} cards holds an equal share"
-    ));
-    share
 }
 
 /// What one of `count` cards holds, given `whole`, the scenario's own breakdown.

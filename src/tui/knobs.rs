@@ -1,8 +1,9 @@
 //! The workload pane's knobs as data: which rows each method shows, their labels, their
 //! value text, and how one step turns them (inside the ranges the CLI and plan files use).
 
-use crate::engine::framework::{Setting, UserSet};
+use crate::engine::framework::Setting;
 use crate::engine::rank::SortBy;
+use crate::engine::settle::UserSet;
 use crate::engine::{Choice, Framework, Method, Scenario, TightRule};
 
 /// Context lengths a slider steps through: powers of two and the common marketed sizes.
@@ -422,7 +423,7 @@ impl Knob {
 }
 
 /// The planner's knobs as `plan` sets them with the user's values as flags
-/// (`framework::settle`, the function the CLI uses). One difference: a weight format the
+/// (`settle::settle`, the function the CLI uses). One difference: a weight format the
 /// user chose that the method cannot use (BF16 under QLoRA) waits, and the method's default
 /// stands in until a method that takes it comes back.
 pub fn settle(sc: &mut Scenario, user: &UserSet) {
@@ -434,7 +435,7 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
             usable.unset(chosen);
         }
     }
-    crate::engine::framework::settle(sc, &usable);
+    crate::engine::settle::settle(sc, &usable);
 }
 
 /// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
@@ -452,7 +453,7 @@ fn cycle<T: Choice>(v: T, up: bool) -> T {
 
 /// The next method. A serving engine does not fine-tune (nor a trainer serve): the plan
 /// goes back to the generic rules. The method's defaults (weights, sequence length) come
-/// from `framework::settle`, which the planner runs after every turn.
+/// from `settle::settle`, which the planner runs after every turn.
 fn next_method(sc: &mut Scenario, up: bool) {
     sc.method = cycle(sc.method, up);
     if !sc.framework.supports(sc.method) {
@@ -461,7 +462,7 @@ fn next_method(sc: &mut Scenario, up: bool) {
 }
 
 /// The next framework that runs the plan's method (its preset's values come from
-/// `framework::settle`: only the knobs the user did not set follow it).
+/// `settle::settle`: only the knobs the user did not set follow it).
 fn next_framework(sc: &mut Scenario, up: bool) {
     let all: Vec<Framework> = Framework::for_method(sc.method).collect();
     let pos = all.iter().position(|f| *f == sc.framework).unwrap_or(0);

@@ -3,15 +3,13 @@
 
 use super::ACT;
 use crate::engine::breakdown::{Part, Segment, SegmentKind};
-use crate::engine::framework::Framework;
 use crate::engine::model::{Architecture, MlpKind, Model};
+use crate::engine::runtime::Framework;
 use crate::engine::scenario::{LoraTargets, Method, Scenario, Split};
 use crate::engine::units::words;
 use crate::engine::units::{format_gb, group_thousands};
 
-/// Tokens a serving engine prefills at once unless told (vLLM's default chunk;
-/// `--max-batched-tokens` sets it).
-pub const PREFILL_CHUNK_TOKENS: u64 = 8192;
+pub use crate::engine::defaults::PREFILL_CHUNK_TOKENS;
 
 /// Bytes saved per token by one decoder layer for its backward pass, without recomputation.
 ///

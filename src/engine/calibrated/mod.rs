@@ -21,10 +21,10 @@ pub use training::{adapter_params, optimizer_state_bytes};
 
 use super::breakdown::{Breakdown, Part, Segment, SegmentKind};
 use super::choice::Choice;
-use super::framework::Framework;
 use super::kv::{kv_cache_bytes, kv_formula};
 use super::model::{Architecture, Model};
 use super::precision::WeightPrecision;
+use super::runtime::Framework;
 use super::scenario::{Scenario, Split};
 use super::units::{format_gb, group_thousands};
 use crate::engine::units::words;

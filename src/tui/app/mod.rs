@@ -11,8 +11,9 @@ use super::action::Pane;
 pub use super::knobs::*;
 use super::theme::Theme;
 use crate::catalog::Catalog;
-use crate::engine::framework::{Setting, UserSet};
+use crate::engine::framework::Setting;
 use crate::engine::rank::SortBy;
+use crate::engine::settle::UserSet;
 use crate::engine::{
     Breakdown, Convention, FitOption, KvPrecision, Model, Plan, Scenario, SegmentKind, plan,
 };
