@@ -176,6 +176,7 @@ fn judge_with(
         largest_count: count,
         work: work_of(model, &b),
         needs,
+        limits: true,
     };
     let need = Need {
         per_card: b.total(),

@@ -99,6 +99,9 @@ pub struct Context<'a> {
     pub work: Option<DecodeWork>,
     /// Needs per card at other contexts and batches, for the limits.
     pub needs: &'a Needs<'a>,
+    /// Whether each option's limits (and a serving option's KV pool) are solved: the lookup
+    /// table's pick shows none, and they are most of an option's cost.
+    pub limits: bool,
 }
 
 /// How an option spreads the plan.
@@ -185,12 +188,12 @@ pub fn evaluate(
     });
     // Serving options show their limits in every row (seqs); a training option's are
     // solved where shown (the JSON, the advice), each a search over training breakdowns.
-    let limits = if ctx.work.is_some() {
+    let limits = if ctx.work.is_some() && ctx.limits {
         ctx.needs.shown_limits(gpu, count)
     } else {
         Limits::default()
     };
-    let serving = ctx.work.map(|_| {
+    let serving = ctx.work.filter(|_| ctx.limits).map(|_| {
         // The pool in tokens, priced as the judge prices one more sequence at the largest
         // batch (its KV and whatever grows with it: the allocator's slack, its logits), so
         // that the pool ÷ tokens per sequence is the judge's largest batch, not a second

@@ -4,7 +4,7 @@ use super::choice::Choice;
 use super::fit::FitOption;
 use super::gpu::Gpu;
 use super::model::Model;
-use super::plan::{Plan, plan};
+use super::plan::{Plan, Scope, plan_in};
 use super::precision::WeightPrecision;
 use super::scenario::{Method, Scenario};
 
@@ -80,25 +80,43 @@ pub struct ClusterPick {
     pub price_usd_month: f64,
 }
 
-/// One cell: the requirement and the pick.
+/// One cell: the requirement and the pick. Only what the table shows is kept: a cell of a
+/// 10,000-card catalog would otherwise hold 40,000 judged options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LookupCell {
     pub column: LookupColumn,
-    pub plan: Plan,
+    /// What the column's scenario needs in all (one card's breakdown).
+    pub need_bytes: f64,
     pub pick: Option<FitOption>,
     pub cluster: Option<ClusterPick>,
 }
 
 impl LookupCell {
     pub fn need_bytes(&self) -> f64 {
-        self.plan.total_bytes()
+        self.need_bytes
     }
 }
 
-/// Compute one cell of the table.
+/// Compute one cell of the table: the plan of the column's scenario over the cards the
+/// table's provider prices (a pick needs a price, so no other card can be it), without the
+/// limits the table does not show.
 pub fn lookup_cell(model: &Model, gpus: &[Gpu], column: LookupColumn) -> LookupCell {
     let scenario = column.scenario();
-    let plan = plan(model, gpus, &scenario, true);
+    let filter = &scenario.rent.filter;
+    let priced = |g: &Gpu| {
+        g.offers.iter().any(|o| {
+            filter
+                .provider
+                .as_deref()
+                .is_none_or(|p| super::gpu::provider_matches(&o.provider, p))
+        })
+    };
+    let scope = Scope {
+        include_combos: true,
+        limits: false,
+        cards: &priced,
+    };
+    let plan = plan_in(model, gpus, &scenario, &scope);
     let pick = single_card_first(&plan.options).cloned();
     let cluster = match pick {
         Some(_) => None,
@@ -106,7 +124,7 @@ pub fn lookup_cell(model: &Model, gpus: &[Gpu], column: LookupColumn) -> LookupC
     };
     LookupCell {
         column,
-        plan,
+        need_bytes: plan.total_bytes(),
         pick,
         cluster,
     }

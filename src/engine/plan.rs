@@ -121,6 +121,30 @@ pub fn context_warning(model: &Model, scenario: &Scenario) -> Option<String> {
 /// `scenario.cards` when that is more than one. The scenario must have passed
 /// [`Scenario::validate`].
 pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bool) -> Plan {
+    plan_in(
+        model,
+        gpus,
+        scenario,
+        &Scope {
+            include_combos,
+            limits: true,
+            cards: &|_| true,
+        },
+    )
+}
+
+/// What a plan judges: which cards, whether in combos, whether with each option's limits.
+pub struct Scope<'a> {
+    pub include_combos: bool,
+    /// Solve each option's limits (see [`Context::limits`]).
+    pub limits: bool,
+    /// Only the cards this accepts get options; the options keep the catalog's indices.
+    pub cards: &'a dyn Fn(&Gpu) -> bool,
+}
+
+/// [`plan`] within a [`Scope`].
+pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) -> Plan {
+    let include_combos = scope.include_combos;
     let mut whole = memory::breakdown(model, scenario);
     if let Some(w) = context_warning(model, scenario) {
         whole.notes.insert(0, w);
@@ -167,8 +191,9 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
         largest_count: counts.iter().copied().max().unwrap_or(1),
         work,
         needs: &memo,
+        limits: scope.limits,
     };
-    let options = options(gpus, &ctx, &judged, &needs);
+    let options = options(gpus, &ctx, &judged, &needs, scope.cards);
     Plan {
         params: model.params(),
         kv_bytes_per_token: model.kv_bytes_per_token(scenario.kv.bytes_per_element()),
@@ -182,10 +207,16 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
 /// Every card in every count of `sizes`, ranked by price (see [`super::rank::rank_options`]). `needs`
 /// holds the need per card for every count considered (a superset of `sizes`), from which
 /// each card's `cards_needed` is found.
-pub fn options(gpus: &[Gpu], ctx: &Context, sizes: &[u32], needs: &[(u32, Need)]) -> Vec<FitOption> {
+pub fn options(
+    gpus: &[Gpu],
+    ctx: &Context,
+    sizes: &[u32],
+    needs: &[(u32, Need)],
+    cards: &dyn Fn(&Gpu) -> bool,
+) -> Vec<FitOption> {
     let judged: Vec<(u32, Need)> = needs.iter().filter(|(n, _)| sizes.contains(n)).copied().collect();
-    let mut out: Vec<FitOption> = Vec::with_capacity(gpus.len() * judged.len());
-    for (i, g) in gpus.iter().enumerate() {
+    let mut out: Vec<FitOption> = Vec::new();
+    for (i, g) in gpus.iter().enumerate().filter(|(_, g)| cards(g)) {
         let cards_needed = fit::smallest_holding_count(ctx.model, g, ctx.scenario, needs);
         for &(n, need) in &judged {
             out.push(fit::evaluate(i, g, n, ctx, need, cards_needed));
