@@ -14,16 +14,16 @@ pub mod safetensors;
 /// skipped, not fatal: a listing must not stop the planner.
 pub fn local_models(models_dirs: &[std::path::PathBuf]) -> Vec<crate::engine::Model> {
     let mut found: Vec<crate::engine::Model> = Vec::new();
-    if let Some(cache) = hf::cache_dir() {
+    if let Some(cache) = hfcache::cache_dir() {
         found.extend(
-            hf::cached_models(&cache, 50)
+            hfcache::cached_models(&cache, 50)
                 .iter()
-                .filter_map(|r| hf::load_cached(&cache, r)?.ok()),
+                .filter_map(|r| hfcache::load_cached(&cache, r)?.ok()),
         );
     }
     for dir in models_dirs {
-        for path in checkpoint::gguf_files(dir, 50) {
-            if let Ok(mut m) = checkpoint::gguf_model(&path) {
+        for path in gguf::gguf_files(dir, 50) {
+            if let Ok(mut m) = gguf::gguf_model(&path) {
                 m.family = "On this machine".into();
                 // The file's name tells two quantizations of one model apart.
                 m.name = m.id.clone();

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 
-use crate::catalog::{Catalog, hf};
+use crate::catalog::{Catalog, hf, hfcache};
 use crate::engine::{Choice, Model, plan};
 
 use crate::engine::rank::SortBy;
@@ -341,14 +341,14 @@ pub fn resolve_model(catalog: &Catalog, wanted: &str, hub: bool) -> Result<Model
     }
     let path = Path::new(wanted);
     if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf")) && path.exists() {
-        return Ok(crate::catalog::checkpoint::gguf_model(path)?);
+        return Ok(crate::catalog::gguf::gguf_model(path)?);
     }
     if path.exists() {
         return Ok(hf::load(path)?);
     }
     // `org/name`: the local Hugging Face cache, offline.
-    if let Some(cache) = hf::cache_dir()
-        && let Some(found) = hf::load_cached(&cache, wanted)
+    if let Some(cache) = hfcache::cache_dir()
+        && let Some(found) = hfcache::load_cached(&cache, wanted)
     {
         return Ok(found?);
     }
