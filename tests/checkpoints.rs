@@ -138,7 +138,7 @@ fn gptq_packed_weights_count_their_real_parameters() {
     ];
     let bytes_per = |t: &str| if t == "I32" { 4 } else { 2 };
     write_safetensors(&d.join("model.safetensors"), &tensors, &bytes_per);
-    let read = vramfit::catalog::checkpoint::read_safetensors_dir(&d)
+    let read = vramfit::catalog::safetensors::read_safetensors_dir(&d)
         .unwrap()
         .unwrap();
     assert_eq!(
@@ -338,10 +338,10 @@ fn a_gguf_header_gives_the_shape_and_the_exact_count() {
     assert_eq!(v["model"]["params"], params);
     assert_eq!(v["model"]["name"], "Tiny Llama GGUF");
     // The shape read from the keys counts the same parameters the tensors hold.
-    let m = vramfit::catalog::checkpoint::gguf_model(&path).unwrap();
+    let m = vramfit::catalog::gguf::gguf_model(&path).unwrap();
     assert_eq!(m.arch.param_count().total, params);
     assert_eq!(m.arch.kv_heads, 2);
-    let g = vramfit::catalog::checkpoint::read_gguf(&path).unwrap();
+    let g = vramfit::catalog::gguf::read_gguf(&path).unwrap();
     assert_eq!(g.checkpoint.bytes, bytes);
     assert!(g.checkpoint.by_type.contains_key("Q4_K") && g.checkpoint.by_type.contains_key("Q6_K"));
 }
@@ -351,7 +351,7 @@ fn a_split_gguf_is_summed() {
     let d = dir("split");
     let (params, bytes) = write_gguf(&d.join("tiny-00001-of-00002.gguf"), 4, Some((1, 2)));
     write_gguf(&d.join("tiny-00002-of-00002.gguf"), 4, Some((2, 2)));
-    let m = vramfit::catalog::checkpoint::gguf_model(&d.join("tiny-00001-of-00002.gguf")).unwrap();
+    let m = vramfit::catalog::gguf::gguf_model(&d.join("tiny-00001-of-00002.gguf")).unwrap();
     assert_eq!(m.params().total, params);
     assert!(
         m.warnings[0].contains(&format!("{:.2} GB", bytes as f64 / 1e9)),
@@ -442,11 +442,11 @@ fn org_name_plans_offline_from_the_local_cache() {
 #[test]
 fn the_planner_lists_the_cache_under_on_this_machine() {
     let (cache, params) = fake_cache("hf-list");
-    let repos = vramfit::catalog::hf::cached_models(&cache, 50);
+    let repos = vramfit::catalog::hfcache::cached_models(&cache, 50);
     assert_eq!(repos, ["acme/tiny-llama"]);
     let models: Vec<_> = repos
         .iter()
-        .filter_map(|r| vramfit::catalog::hf::load_cached(&cache, r)?.ok())
+        .filter_map(|r| vramfit::catalog::hfcache::load_cached(&cache, r)?.ok())
         .collect();
     let mut app = vramfit::tui::states::fresh_app("default");
     let selected = app.current_model().id.clone();
@@ -505,7 +505,7 @@ fn the_planner_lists_gguf_files_under_models_dir() {
     write_gguf(&root.join("big-00001-of-00002.gguf"), 2, Some((1, 2)));
     write_gguf(&root.join("big-00002-of-00002.gguf"), 2, Some((2, 2)));
     std::fs::write(root.join("notes.txt"), "not a model").unwrap();
-    let found = vramfit::catalog::checkpoint::gguf_files(&root, 50);
+    let found = vramfit::catalog::gguf::gguf_files(&root, 50);
     assert_eq!(
         found,
         [
@@ -576,7 +576,7 @@ fn a_checkpoint_is_planned_in_its_stored_format_unless_told_otherwise() {
     // The planner: the same model from --models-dir starts at its stored format, and the
     // user's choice wins once made.
     let catalog = vramfit::catalog::Catalog::embedded().unwrap();
-    let model = vramfit::catalog::checkpoint::gguf_model(&path).unwrap();
+    let model = vramfit::catalog::gguf::gguf_model(&path).unwrap();
     let theme = vramfit::tui::theme::Theme::embedded("default").unwrap();
     let app = vramfit::tui::app::App::new(catalog, theme, Some(model), None);
     assert_eq!(app.scenario.weights, vramfit::engine::WeightPrecision::Q4KM);

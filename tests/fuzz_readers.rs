@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use vramfit::catalog::checkpoint::{self, Checkpoint};
-use vramfit::catalog::{hf, safetensors};
+use vramfit::catalog::checkpoint::Checkpoint;
+use vramfit::catalog::{gguf, hf, hfcache, safetensors};
 
 /// The parameter bound every reader keeps.
 const MAX_PARAMS: u64 = 1_000_000_000_000_000;
@@ -331,10 +331,10 @@ proptest! {
     #[test]
     fn gguf_headers_never_panic_and_stay_bounded(bytes in gguf()) {
         let path = Path::new("fuzz.gguf");
-        if let Ok(g) = checkpoint::read_gguf_bytes(path, &bytes) {
+        if let Ok(g) = gguf::read_gguf_bytes(path, &bytes) {
             assert_bounded(&g.checkpoint, bytes.len() as u64)?;
         }
-        if let Ok(model) = checkpoint::gguf_model_bytes(path, &bytes) {
+        if let Ok(model) = gguf::gguf_model_bytes(path, &bytes) {
             assert_plans(&model)?;
         }
     }
@@ -342,7 +342,7 @@ proptest! {
     #[test]
     fn safetensors_headers_never_panic_and_tile_the_data((header, file_len) in safetensors_header()) {
         let mut c = Checkpoint::default();
-        if checkpoint::read_safetensors_header(Path::new("fuzz.safetensors"), &header, file_len, &mut c).is_ok() {
+        if safetensors::read_safetensors_header(Path::new("fuzz.safetensors"), &header, file_len, &mut c).is_ok() {
             // Accepted: the tensors cover the data section exactly, once.
             assert_bounded(&c, file_len)?;
             prop_assert_eq!(c.bytes, file_len - 8 - header.len() as u64);
@@ -424,8 +424,8 @@ proptest! {
         std::fs::create_dir_all(cache.join("outside")).unwrap();
         std::fs::write(cache.join("outside/config.json"), llama_config()).unwrap();
         let hub = cache.join("hub");
-        let listed = hf::cached_models(&hub, 10);
-        match hf::load_cached(&hub, "org/m") {
+        let listed = hfcache::cached_models(&hub, 10);
+        match hfcache::load_cached(&hub, "org/m") {
             Some(Ok(model)) => {
                 let from = model.source_path.clone().unwrap_or_default();
                 prop_assert!(from.starts_with(&repo.join("snapshots").display().to_string()), "{from}");
@@ -450,12 +450,13 @@ fn the_reader_fuzzers_reach_accepted_inputs() {
     for _ in 0..1000 {
         let bytes = gguf().new_tree(&mut runner).unwrap().current();
         let path = Path::new("fuzz.gguf");
-        headers += usize::from(checkpoint::read_gguf_bytes(path, &bytes).is_ok());
-        models += usize::from(checkpoint::gguf_model_bytes(path, &bytes).is_ok());
+        headers += usize::from(gguf::read_gguf_bytes(path, &bytes).is_ok());
+        models += usize::from(gguf::gguf_model_bytes(path, &bytes).is_ok());
         let (header, len) = safetensors_header().new_tree(&mut runner).unwrap().current();
         let mut c = Checkpoint::default();
         tensors += usize::from(
-            checkpoint::read_safetensors_header(Path::new("f"), &header, len, &mut c).is_ok() && c.files == 1,
+            safetensors::read_safetensors_header(Path::new("f"), &header, len, &mut c).is_ok()
+                && c.files == 1,
         );
     }
     let counts = format!(

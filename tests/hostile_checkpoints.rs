@@ -243,7 +243,7 @@ fn large_tokenizer_arrays_are_passed_over_not_parsed() {
     let path = c.file("tokens.gguf", &g.0);
     let started = Instant::now();
     for _ in 0..5 {
-        let read = vramfit::catalog::checkpoint::read_gguf(&path).unwrap();
+        let read = vramfit::catalog::gguf::read_gguf(&path).unwrap();
         assert_eq!(read.int("tokenizer.ggml.tokens"), Some(n));
         assert_eq!(read.int("tokenizer.ggml.token_type"), Some(n));
     }
@@ -254,7 +254,7 @@ fn large_tokenizer_arrays_are_passed_over_not_parsed() {
     // A fixed-size array that claims more than the file holds: refused, not skipped past.
     let mut g = Gguf::new(0, 1);
     g.string("a").u32(9).u32(12).u64(1 << 40);
-    let err = vramfit::catalog::checkpoint::read_gguf(&c.file("short.gguf", &g.0)).unwrap_err();
+    let err = vramfit::catalog::gguf::read_gguf(&c.file("short.gguf", &g.0)).unwrap_err();
     assert!(
         err.to_string()
             .contains("short.gguf: byte 49: the file ends inside the header (8796093022208 more bytes)"),

@@ -171,7 +171,7 @@ fn a_gptq_folder_plans_in_int4_at_its_files_bytes() {
     let (own, err) = plan(&d, &[]);
     assert_eq!(own["model"]["params"], 45_248);
     // The headers name the format (INT4, its bytes exactly): nothing left to choose.
-    let c = vramfit::catalog::checkpoint::read_safetensors_dir(&d)
+    let c = vramfit::catalog::safetensors::read_safetensors_dir(&d)
         .unwrap()
         .unwrap();
     assert_eq!(c.bytes, bytes);

@@ -1,16 +1,13 @@
-//! Exact counts from a checkpoint's headers, never its tensors: the 8-byte length and JSON
-//! header of each `.safetensors` file, and a GGUF file's metadata and tensor infos (v2/v3,
-//! little-endian). A malformed header is reported with the file and the byte offset.
+//! Exact counts from a checkpoint's headers, never its tensors: what the two readers
+//! ([`super::gguf`] for a GGUF file's metadata and tensor infos, [`super::safetensors`] for
+//! the 8-byte length and JSON header of each `.safetensors` file) share. The parameters and
+//! bytes per storage type, the bounds on a header, the check against a shape, and a
+//! malformed header reported with the file and the byte offset.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::FileError;
-
-pub use super::gguf::{
-    Gguf, Meta, ggml_type, gguf_files, gguf_model, gguf_model_bytes, read_gguf, read_gguf_bytes,
-};
-pub use super::safetensors::{HEADER_STUB, header_stub, read_safetensors_dir, read_safetensors_header};
 
 /// A GGUF header larger than this is refused (its tokenizer arrays run to a few MB).
 pub const MAX_HEADER_BYTES: u64 = 64 << 20;

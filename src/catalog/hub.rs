@@ -8,7 +8,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::checkpoint::{HEADER_STUB, MAX_SAFETENSORS_HEADER_BYTES, header_stub};
+use super::checkpoint::MAX_SAFETENSORS_HEADER_BYTES;
+use super::safetensors::{HEADER_STUB, header_stub};
 use super::safetensors::{INDEX, MAX_INDEX_BYTES, shard_names};
 
 /// The most shards a fetch reads (two range requests each). The largest checkpoints on the

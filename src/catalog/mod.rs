@@ -14,16 +14,16 @@ pub mod safetensors;
 /// skipped, not fatal: a listing must not stop the planner.
 pub fn local_models(models_dirs: &[std::path::PathBuf]) -> Vec<crate::engine::Model> {
     let mut found: Vec<crate::engine::Model> = Vec::new();
-    if let Some(cache) = hf::cache_dir() {
+    if let Some(cache) = hfcache::cache_dir() {
         found.extend(
-            hf::cached_models(&cache, 50)
+            hfcache::cached_models(&cache, 50)
                 .iter()
-                .filter_map(|r| hf::load_cached(&cache, r)?.ok()),
+                .filter_map(|r| hfcache::load_cached(&cache, r)?.ok()),
         );
     }
     for dir in models_dirs {
-        for path in checkpoint::gguf_files(dir, 50) {
-            if let Ok(mut m) = checkpoint::gguf_model(&path) {
+        for path in gguf::gguf_files(dir, 50) {
+            if let Ok(mut m) = gguf::gguf_model(&path) {
                 m.family = "On this machine".into();
                 // The file's name tells two quantizations of one model apart.
                 m.name = m.id.clone();
@@ -33,19 +33,20 @@ pub fn local_models(models_dirs: &[std::path::PathBuf]) -> Vec<crate::engine::Mo
     }
     found
 }
+
+mod entries;
 mod pieces;
 mod validate;
 
+use entries::CatalogFile;
 use validate::{locate_after, locate_field, validate_gpu, validate_offer, validate_updated};
 
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-use crate::engine::gpu::{Gpu, Offer};
-use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow};
+use crate::engine::gpu::Gpu;
+use crate::engine::model::Model;
 
 pub const EMBEDDED_MODELS: &str = include_str!("../../catalog/models.toml");
 pub const EMBEDDED_GPUS: &str = include_str!("../../catalog/gpus.toml");
@@ -138,211 +139,6 @@ pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
-}
-
-/// One catalog file: any of the three arrays may be present.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CatalogFile {
-    /// When the file's figures were last revised: a TOML date (`updated = 2026-12-01`).
-    #[serde(default)]
-    updated: Option<toml::value::Datetime>,
-    #[serde(default)]
-    model: Vec<ModelEntry>,
-    #[serde(default)]
-    gpu: Vec<Gpu>,
-    #[serde(default)]
-    offer: Vec<Offer>,
-}
-
-impl CatalogFile {
-    /// Escape control characters in every text a user will see: the file's strings reach
-    /// terminals, Markdown and SVG.
-    fn clean_text(&mut self) {
-        fn clean(s: &mut String) {
-            if let std::borrow::Cow::Owned(c) = crate::text::clean(s) {
-                *s = c;
-            }
-        }
-        fn clean_opt(s: &mut Option<String>) {
-            if let Some(s) = s {
-                clean(s);
-            }
-        }
-        for m in &mut self.model {
-            for s in [&mut m.id, &mut m.name, &mut m.family] {
-                clean(s);
-            }
-            clean_opt(&mut m.hf_repo);
-        }
-        for g in &mut self.gpu {
-            for s in [
-                &mut g.id,
-                &mut g.name,
-                &mut g.vendor,
-                &mut g.architecture,
-                &mut g.memory_type,
-            ] {
-                clean(s);
-            }
-            for s in [&mut g.mig, &mut g.segment, &mut g.notes, &mut g.memory_source] {
-                clean_opt(s);
-            }
-        }
-        for o in &mut self.offer {
-            for s in [&mut o.gpu, &mut o.provider, &mut o.currency] {
-                clean(s);
-            }
-            for s in [&mut o.region, &mut o.seen, &mut o.source, &mut o.notes] {
-                clean_opt(s);
-            }
-        }
-    }
-}
-
-fn two() -> u64 {
-    2
-}
-
-fn custom() -> String {
-    "custom".into()
-}
-
-/// A model that does not say: the context the planner starts at.
-fn default_max_context() -> u64 {
-    8192
-}
-
-/// A model as written in `models.toml`: the config.json fields, with the structural
-/// flags defaulting to the Llama layout.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModelEntry {
-    id: String,
-    name: String,
-    #[serde(default = "custom")]
-    family: String,
-    #[serde(default)]
-    hf_repo: Option<String>,
-    #[serde(default = "default_max_context")]
-    max_context: u64,
-    hidden: u64,
-    intermediate: u64,
-    layers: u64,
-    heads: u64,
-    #[serde(default)]
-    kv_heads: Option<u64>,
-    #[serde(default)]
-    head_dim: Option<u64>,
-    vocab: u64,
-    #[serde(default)]
-    tied_embeddings: bool,
-    #[serde(default)]
-    qkv_bias: bool,
-    #[serde(default)]
-    o_bias: bool,
-    #[serde(default)]
-    qk_norm: bool,
-    #[serde(default = "two")]
-    norms_per_layer: u64,
-    #[serde(default)]
-    norm_bias: bool,
-    #[serde(default)]
-    mlp: MlpKind,
-    #[serde(default)]
-    mlp_bias: bool,
-    #[serde(default)]
-    attention_sinks: bool,
-    #[serde(default)]
-    sliding_window: Option<SlidingWindow>,
-    #[serde(default)]
-    moe: Option<Moe>,
-    #[serde(default)]
-    mla: Option<Mla>,
-    #[serde(default)]
-    active_excludes_embedding: bool,
-    #[serde(default)]
-    declared_params: Option<u64>,
-    #[serde(default)]
-    position_embeddings: u64,
-}
-
-impl ModelEntry {
-    /// The model, or the field at fault and why.
-    fn into_model(self) -> Result<Model, (&'static str, String)> {
-        let id = crate::text::clean_prefix(&self.id, 60);
-        let fail = |field: &'static str, message: String| Err((field, format!("model '{id}': {message}")));
-        if !(1..=1 << 30).contains(&self.max_context) {
-            return fail(
-                "max_context",
-                format!("'max_context' must be between 1 and {}", 1u64 << 30),
-            );
-        }
-        if let Some(n) = self.declared_params
-            && !(1..=crate::engine::model::MAX_PARAMS as u64).contains(&n)
-        {
-            return fail(
-                "declared_params",
-                format!("'declared_params' must be between 1 and 10^15, got {n}"),
-            );
-        }
-        if self.heads == 0 {
-            return fail("heads", "'heads' must be positive".into());
-        }
-        if self.head_dim.is_none() && !self.hidden.is_multiple_of(self.heads) {
-            return fail(
-                "hidden",
-                format!(
-                    "hidden {} is not a multiple of heads {}; give head_dim",
-                    self.hidden, self.heads
-                ),
-            );
-        }
-        let head_dim = self.head_dim.unwrap_or(self.hidden / self.heads);
-        Ok(Model {
-            id: self.id,
-            name: self.name,
-            family: self.family,
-            hf_repo: self.hf_repo,
-            max_context: self.max_context,
-            arch: Architecture {
-                hidden: self.hidden,
-                intermediate: self.intermediate,
-                layers: self.layers,
-                heads: self.heads,
-                kv_heads: self.kv_heads.unwrap_or(self.heads),
-                head_dim,
-                vocab: self.vocab,
-                tied_embeddings: self.tied_embeddings,
-                qkv_bias: self.qkv_bias,
-                o_bias: self.o_bias,
-                qk_norm: self.qk_norm,
-                norms_per_layer: self.norms_per_layer,
-                norm_bias: self.norm_bias,
-                qk_norm_full: false,
-                norm_free: false,
-                ssm: None,
-                mlp: self.mlp,
-                mlp_bias: self.mlp_bias,
-                attention_sinks: self.attention_sinks,
-                sliding_window: self.sliding_window,
-                moe: self.moe,
-                mla: self.mla,
-                active_excludes_embedding: self.active_excludes_embedding,
-                position_embeddings: self.position_embeddings,
-                lm_head_bias: false,
-            },
-            declared_params: self.declared_params,
-            warnings: Vec::new(),
-            source_path: None,
-            checkpoint: None,
-            params_range: None,
-        })
-        .and_then(|m: Model| match m.arch.validate() {
-            Ok(()) => Ok(m),
-            Err(e) => Err((e.field, format!("model '{id}': {}", e.message))),
-        })
-    }
 }
 
 /// Every model and card the planner knows.

@@ -5,7 +5,7 @@
 //! parse (a cut inside a multi-line string, a sub-table of an earlier entry) sends the whole
 //! file back to the one-document parser, which also gives the error its line.
 
-use super::CatalogFile;
+use super::entries::CatalogFile;
 
 /// Files up to twice this size are parsed whole.
 const PIECE_BYTES: usize = 128 * 1024;

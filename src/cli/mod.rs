@@ -1,21 +1,22 @@
 //! The headless command line: the same engine as the TUI, for scripts and tests.
 
-use crate::present::i18n;
 mod args;
+mod commands;
 pub mod generate;
 pub mod help;
+mod resolve;
 pub use args::PlanArgs;
+pub use commands::{run, write_screenshots};
+pub use resolve::{check_provider, load_catalog, resolve_model};
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 
-use crate::catalog::{Catalog, hf};
-use crate::engine::{Choice, Model, plan};
-
-use crate::engine::rank::SortBy;
+use crate::engine::Choice;
 use crate::engine::scenario::Range;
+use resolve::resolve_gpu;
 
 /// A switch spelled `on` or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,302 +317,12 @@ pub fn settings() -> Result<Settings, CliError> {
     toml::from_str(&source).map_err(|e| crate::catalog::FileError::from_toml(&shown, &source, &e).into())
 }
 
-/// The catalog with the user's additions: config dir, then each `--catalog`.
-pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
-    let mut catalog = Catalog::embedded()?;
-    if let Some(dir) = crate::catalog::user_catalog_dir().filter(|d| d.is_dir()) {
-        catalog.merge_path(&dir)?;
-    }
-    for path in extra {
-        if !path.exists() {
-            return Err(CliError(format!(
-                "{}: no such catalog file or folder",
-                path.display()
-            )));
-        }
-        catalog.merge_path(path)?;
-    }
-    Ok(catalog)
-}
-
-/// A catalog id, or a path to a config.json; an unknown id gets the nearest names.
-pub fn resolve_model(catalog: &Catalog, wanted: &str, hub: bool) -> Result<Model, CliError> {
-    if let Some(m) = catalog.model(wanted) {
-        return Ok(m.clone());
-    }
-    let path = Path::new(wanted);
-    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf")) && path.exists() {
-        return Ok(crate::catalog::checkpoint::gguf_model(path)?);
-    }
-    if path.exists() {
-        return Ok(hf::load(path)?);
-    }
-    // `org/name`: the local Hugging Face cache, offline.
-    if let Some(cache) = hf::cache_dir()
-        && let Some(found) = hf::load_cached(&cache, wanted)
-    {
-        return Ok(found?);
-    }
-    // Only when asked: the Hub, by range requests.
-    if hub && crate::catalog::hub::valid_repo(wanted) {
-        let dir = crate::catalog::hub::fetch(wanted).map_err(CliError)?;
-        let mut m = hf::load(&dir)?;
-        m.id = crate::text::clean_prefix(wanted, 80);
-        m.name = m.id.clone();
-        m.family = "from the Hugging Face Hub".into();
-        return Ok(m);
-    }
-    let near = catalog.suggest_models(wanted);
-    let hint = if near.is_empty() {
-        String::new()
-    } else {
-        format!(" Did you mean: {}?", near.join(", "))
-    };
-    Err(CliError(format!(
-        "unknown model '{}'.{hint} `vramfit models` lists the catalog; a path to a config.json or a .gguf file, or an org/name in the local Hugging Face cache (or on the Hub with --hub), also works.",
-        crate::text::clean_prefix(wanted, 60)
-    )))
-}
-
-fn resolve_gpu(catalog: &Catalog, wanted: &str) -> Result<usize, CliError> {
-    catalog.gpu_index(wanted).ok_or_else(|| {
-        let near = catalog.suggest_gpus(wanted);
-        let hint = if near.is_empty() {
-            String::new()
-        } else {
-            format!(" Did you mean: {}?", near.join(", "))
-        };
-        CliError(format!(
-            "unknown gpu '{}'.{hint} `vramfit gpus` lists the catalog.",
-            crate::text::clean_prefix(wanted, 60)
-        ))
-    })
-}
-
-/// A provider the catalog has offers from (full or short name, any case); else the list.
-pub fn check_provider(catalog: &Catalog, wanted: &str) -> Result<(), CliError> {
-    let offers = catalog.gpus.iter().flat_map(|g| &g.offers);
-    if offers
-        .clone()
-        .any(|o| crate::engine::gpu::provider_matches(&o.provider, wanted))
-    {
-        return Ok(());
-    }
-    let mut known: Vec<&str> = offers
-        .map(|o| crate::engine::gpu::provider_short_name(&o.provider))
-        .collect();
-    known.sort_unstable_by_key(|k| k.to_lowercase());
-    known.dedup();
-    Err(CliError(format!(
-        "unknown provider '{}'. Providers with offers: {}.",
-        crate::text::clean_prefix(wanted, 60),
-        known.join(", ")
-    )))
-}
-
-/// Run a subcommand, writing its output to `out`.
-pub fn run(
-    cli: &Cli,
-    command: &Command,
-    out: &mut dyn std::io::Write,
-    err: &mut dyn std::io::Write,
-) -> Result<(), CliError> {
-    // The shell's and the manual's views need no catalog: a broken user catalog must not
-    // stop a completion script from loading.
-    let catalog = match command {
-        Command::Completions { shell } => return generate::completions(*shell, out),
-        Command::Man { page, dir } => return generate::man(page.as_deref(), dir.as_deref(), out),
-        _ => load_catalog(&cli.catalog)?,
-    };
-    let io = io_error;
-    match command {
-        // Answered above, before the catalog was read.
-        Command::Completions { .. } | Command::Man { .. } => {}
-        Command::Plan(args) => run_plan(&catalog, args, cli.hub, out, err)?,
-        Command::Fit(args) => run_fit(&catalog, args, cli.hub, out, err)?,
-        Command::Table { json } => {
-            let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
-            out.write_all(text.as_bytes()).map_err(io)?;
-        }
-        Command::Models { json } => {
-            out.write_all(crate::present::text::models(&catalog, *json).as_bytes())
-                .map_err(io)?;
-        }
-        Command::Gpus { json } => {
-            out.write_all(crate::present::text::gpus(&catalog, *json).as_bytes())
-                .map_err(io)?;
-        }
-        Command::Detect { json } => {
-            let found = crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT);
-            for n in &found.notes {
-                writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
-            }
-            // A tool that failed, or a card no real card is: an error, not "no GPU".
-            if let Some(e) = found.error() {
-                return Err(CliError(e));
-            }
-            let text = crate::present::text::detected(&found, *json);
-            out.write_all(text.as_bytes()).map_err(io)?;
-        }
-        Command::Accuracy => {
-            let rows = crate::accuracy::evaluate(&catalog).map_err(CliError)?;
-            out.write_all(crate::accuracy::markdown(&rows).as_bytes())
-                .map_err(io)?;
-        }
-        Command::Screenshots { dir } => {
-            // Say where, before writing: the default folder is relative to where you stand.
-            let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
-            writeln!(
-                out,
-                "writing {} screenshots (SVG) into {}",
-                crate::tui::states::STATES.len(),
-                shown.display()
-            )
-            .map_err(io)?;
-            for (file, about) in write_screenshots(dir)? {
-                writeln!(out, "{file}  {about}").map_err(io)?;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// A write error as the CLI reports it (a closed pipe is no error worth a message).
 fn io_error(e: std::io::Error) -> CliError {
     match e.kind() {
         std::io::ErrorKind::BrokenPipe => CliError(BROKEN_PIPE.into()),
         _ => CliError(format!("cannot write output: {e}")),
     }
-}
-
-/// `vramfit plan`: one scenario against the catalog, as text, JSON or Markdown.
-fn run_plan(
-    catalog: &Catalog,
-    args: &PlanArgs,
-    hub: bool,
-    out: &mut dyn std::io::Write,
-    err: &mut dyn std::io::Write,
-) -> Result<(), CliError> {
-    let io = io_error;
-    if let Some(p) = &args.provider {
-        check_provider(catalog, p)?;
-    }
-    let model = resolve_model(catalog, &args.model, hub)?;
-    let mut scenario = args.scenario_for(&model)?;
-    for w in &model.warnings {
-        writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
-    }
-    let gpus = if args.here {
-        let found = crate::detect::detect(catalog, crate::detect::TOOL_TIMEOUT);
-        for n in &found.notes {
-            writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
-        }
-        let local = crate::detect::local(&found, catalog)
-            .map_err(CliError)?
-            .ok_or_else(|| {
-                CliError("no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into())
-            })?;
-        // Judge exactly this machine's cards; mixed cards can only split by layer.
-        scenario.cards = local.count;
-        if local.mixed {
-            scenario.split = crate::engine::scenario::Split::Layer;
-        }
-        std::borrow::Cow::Owned(vec![local.gpu])
-    } else {
-        match &args.gpu {
-            Some(id) => std::borrow::Cow::Owned(vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()]),
-            // The whole catalog, borrowed: a 10,000-card file is not copied.
-            None => std::borrow::Cow::Borrowed(catalog.gpus.as_slice()),
-        }
-    };
-    if args.sort == SortBy::Finish && args.train_tokens.is_none() {
-        return Err(CliError(
-            "--sort finish needs --train-tokens N (and a training --method)".into(),
-        ));
-    }
-    let mut plan = plan(&model, &gpus, &scenario, !args.no_combos && !args.here);
-    // The plan comes ranked by price.
-    if args.sort != SortBy::Price {
-        crate::engine::rank::rank_options(&mut plan.options, args.sort);
-    }
-    if args.markdown {
-        out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
-            .map_err(io)?;
-    } else if args.json {
-        let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))?
-        )
-        .map_err(io)?;
-    } else {
-        out.write_all(crate::present::text::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes())
-            .map_err(io)?;
-    }
-    Ok(())
-}
-
-/// `vramfit fit`: the advice for one target, as text or JSON.
-fn run_fit(
-    catalog: &Catalog,
-    args: &PlanArgs,
-    hub: bool,
-    out: &mut dyn std::io::Write,
-    err: &mut dyn std::io::Write,
-) -> Result<(), CliError> {
-    use crate::engine::advise::{Target, advise};
-    if let Some(p) = &args.provider {
-        check_provider(catalog, p)?;
-    }
-    let model = resolve_model(catalog, &args.model, hub)?;
-    let scenario = args.scenario_for(&model)?;
-    for w in &model.warnings {
-        writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
-    }
-    let gpu = match &args.gpu {
-        Some(id) => resolve_gpu(catalog, id)?,
-        None => {
-            // No card named: the plan's own pick (or what comes closest), said on stderr.
-            let p = plan(&model, &catalog.gpus, &scenario, true);
-            let o = p
-                .target()
-                .ok_or_else(|| CliError("the catalog has no cards".into()))?;
-            let note = format!(
-                "note: no --gpu given; advising for {} (the plan's pick)",
-                catalog.gpus[o.gpu].id
-            );
-            writeln!(err, "{}", i18n::error(&note)).map_err(io_error)?;
-            o.gpu
-        }
-    };
-    let target = Target {
-        gpu,
-        count: scenario.cards,
-    };
-    let advice = advise(&model, &catalog.gpus, &scenario, target);
-    let text = if args.json {
-        let json = crate::present::advice::advice_json(&advice, &catalog.gpus);
-        serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))? + "\n"
-    } else {
-        crate::present::advice::advice_text(&advice, &catalog.gpus, &scenario, &model.name)
-    };
-    out.write_all(text.as_bytes()).map_err(io_error)
-}
-
-/// Draw every named state to `<dir>/<name>.svg`, writing each file atomically.
-pub fn write_screenshots(dir: &Path) -> Result<Vec<(String, &'static str)>, CliError> {
-    std::fs::create_dir_all(dir).map_err(|e| CliError(format!("{}: {e}", dir.display())))?;
-    let mut written = Vec::new();
-    for state in crate::tui::states::STATES {
-        let (app, buf) = crate::tui::states::render_state(state);
-        let svg = crate::tui::svg::buffer_to_svg(&buf, app.theme.preview_fg, app.theme.preview_bg);
-        let path = dir.join(format!("{}.svg", state.name));
-        crate::files::write_atomic(&path, svg.as_bytes())
-            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-        written.push((path.display().to_string(), state.about));
-    }
-    Ok(written)
 }
 
 /// Open the planner: load the catalog, theme and model first, so a bad file is reported

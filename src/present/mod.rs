@@ -8,6 +8,7 @@ pub mod explain;
 pub mod i18n;
 pub mod json;
 pub mod markdown;
+mod plan_table;
 pub mod text;
 
 use crate::engine::gpu::{OfferKind, Rates};

@@ -16,8 +16,6 @@ use self::shape::{architecture, config_keys, generic_family};
 use super::FileError;
 use crate::engine::model::{MlpKind, Model};
 
-pub use super::hfcache::{cache_dir, cached_models, cached_snapshot, load_cached};
-
 /// Families whose tensor list the importer knows exactly (one description each in
 /// [`super::families`]).
 pub fn known_types() -> Vec<&'static str> {
@@ -39,7 +37,7 @@ pub fn load(path: &Path) -> Result<Model, FileError> {
     model.source_path = Some(path.display().to_string());
     // Beside the config, the checkpoint's headers give the exact count.
     if let Some(dir) = file.parent()
-        && let Some(c) = super::checkpoint::read_safetensors_dir(dir)?
+        && let Some(c) = super::safetensors::read_safetensors_dir(dir)?
     {
         attach_checkpoint(&mut model, &c).map_err(|e| {
             // The folder's headers against the config's shape: name both.

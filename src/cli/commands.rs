@@ -1,0 +1,208 @@
+//! The subcommands run: `plan` and `fit` on one scenario, the catalog's tables, `detect`,
+//! `accuracy` and the screenshots, each writing to the output it is given.
+
+use std::path::Path;
+
+use super::resolve::{check_provider, load_catalog, resolve_gpu, resolve_model};
+use super::{Cli, CliError, Command, PlanArgs, generate, io_error};
+use crate::catalog::Catalog;
+use crate::engine::plan;
+use crate::engine::rank::SortBy;
+use crate::present::i18n;
+
+/// Run a subcommand, writing its output to `out`.
+pub fn run(
+    cli: &Cli,
+    command: &Command,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    // The shell's and the manual's views need no catalog: a broken user catalog must not
+    // stop a completion script from loading.
+    let catalog = match command {
+        Command::Completions { shell } => return generate::completions(*shell, out),
+        Command::Man { page, dir } => return generate::man(page.as_deref(), dir.as_deref(), out),
+        _ => load_catalog(&cli.catalog)?,
+    };
+    let io = io_error;
+    match command {
+        // Answered above, before the catalog was read.
+        Command::Completions { .. } | Command::Man { .. } => {}
+        Command::Plan(args) => run_plan(&catalog, args, cli.hub, out, err)?,
+        Command::Fit(args) => run_fit(&catalog, args, cli.hub, out, err)?,
+        Command::Table { json } => {
+            let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
+            out.write_all(text.as_bytes()).map_err(io)?;
+        }
+        Command::Models { json } => {
+            out.write_all(crate::present::text::models(&catalog, *json).as_bytes())
+                .map_err(io)?;
+        }
+        Command::Gpus { json } => {
+            out.write_all(crate::present::text::gpus(&catalog, *json).as_bytes())
+                .map_err(io)?;
+        }
+        Command::Detect { json } => {
+            let found = crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT);
+            for n in &found.notes {
+                writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
+            }
+            // A tool that failed, or a card no real card is: an error, not "no GPU".
+            if let Some(e) = found.error() {
+                return Err(CliError(e));
+            }
+            let text = crate::present::text::detected(&found, *json);
+            out.write_all(text.as_bytes()).map_err(io)?;
+        }
+        Command::Accuracy => {
+            let rows = crate::accuracy::evaluate(&catalog).map_err(CliError)?;
+            out.write_all(crate::accuracy::markdown(&rows).as_bytes())
+                .map_err(io)?;
+        }
+        Command::Screenshots { dir } => {
+            // Say where, before writing: the default folder is relative to where you stand.
+            let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+            writeln!(
+                out,
+                "writing {} screenshots (SVG) into {}",
+                crate::tui::states::STATES.len(),
+                shown.display()
+            )
+            .map_err(io)?;
+            for (file, about) in write_screenshots(dir)? {
+                writeln!(out, "{file}  {about}").map_err(io)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `vramfit plan`: one scenario against the catalog, as text, JSON or Markdown.
+fn run_plan(
+    catalog: &Catalog,
+    args: &PlanArgs,
+    hub: bool,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let io = io_error;
+    if let Some(p) = &args.provider {
+        check_provider(catalog, p)?;
+    }
+    let model = resolve_model(catalog, &args.model, hub)?;
+    let mut scenario = args.scenario_for(&model)?;
+    for w in &model.warnings {
+        writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
+    }
+    let gpus = if args.here {
+        let found = crate::detect::detect(catalog, crate::detect::TOOL_TIMEOUT);
+        for n in &found.notes {
+            writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
+        }
+        let local = crate::detect::local(&found, catalog)
+            .map_err(CliError)?
+            .ok_or_else(|| {
+                CliError("no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into())
+            })?;
+        // Judge exactly this machine's cards; mixed cards can only split by layer.
+        scenario.cards = local.count;
+        if local.mixed {
+            scenario.split = crate::engine::scenario::Split::Layer;
+        }
+        std::borrow::Cow::Owned(vec![local.gpu])
+    } else {
+        match &args.gpu {
+            Some(id) => std::borrow::Cow::Owned(vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()]),
+            // The whole catalog, borrowed: a 10,000-card file is not copied.
+            None => std::borrow::Cow::Borrowed(catalog.gpus.as_slice()),
+        }
+    };
+    if args.sort == SortBy::Finish && args.train_tokens.is_none() {
+        return Err(CliError(
+            "--sort finish needs --train-tokens N (and a training --method)".into(),
+        ));
+    }
+    let mut plan = plan(&model, &gpus, &scenario, !args.no_combos && !args.here);
+    // The plan comes ranked by price.
+    if args.sort != SortBy::Price {
+        crate::engine::rank::rank_options(&mut plan.options, args.sort);
+    }
+    if args.markdown {
+        out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
+            .map_err(io)?;
+    } else if args.json {
+        let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))?
+        )
+        .map_err(io)?;
+    } else {
+        out.write_all(crate::present::text::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes())
+            .map_err(io)?;
+    }
+    Ok(())
+}
+
+/// `vramfit fit`: the advice for one target, as text or JSON.
+fn run_fit(
+    catalog: &Catalog,
+    args: &PlanArgs,
+    hub: bool,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    use crate::engine::advise::{Target, advise};
+    if let Some(p) = &args.provider {
+        check_provider(catalog, p)?;
+    }
+    let model = resolve_model(catalog, &args.model, hub)?;
+    let scenario = args.scenario_for(&model)?;
+    for w in &model.warnings {
+        writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
+    }
+    let gpu = match &args.gpu {
+        Some(id) => resolve_gpu(catalog, id)?,
+        None => {
+            // No card named: the plan's own pick (or what comes closest), said on stderr.
+            let p = plan(&model, &catalog.gpus, &scenario, true);
+            let o = p
+                .target()
+                .ok_or_else(|| CliError("the catalog has no cards".into()))?;
+            let note = format!(
+                "note: no --gpu given; advising for {} (the plan's pick)",
+                catalog.gpus[o.gpu].id
+            );
+            writeln!(err, "{}", i18n::error(&note)).map_err(io_error)?;
+            o.gpu
+        }
+    };
+    let target = Target {
+        gpu,
+        count: scenario.cards,
+    };
+    let advice = advise(&model, &catalog.gpus, &scenario, target);
+    let text = if args.json {
+        let json = crate::present::advice::advice_json(&advice, &catalog.gpus);
+        serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))? + "\n"
+    } else {
+        crate::present::advice::advice_text(&advice, &catalog.gpus, &scenario, &model.name)
+    };
+    out.write_all(text.as_bytes()).map_err(io_error)
+}
+
+/// Draw every named state to `<dir>/<name>.svg`, writing each file atomically.
+pub fn write_screenshots(dir: &Path) -> Result<Vec<(String, &'static str)>, CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| CliError(format!("{}: {e}", dir.display())))?;
+    let mut written = Vec::new();
+    for state in crate::tui::states::STATES {
+        let (app, buf) = crate::tui::states::render_state(state);
+        let svg = crate::tui::svg::buffer_to_svg(&buf, app.theme.preview_fg, app.theme.preview_bg);
+        let path = dir.join(format!("{}.svg", state.name));
+        crate::files::write_atomic(&path, svg.as_bytes())
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        written.push((path.display().to_string(), state.about));
+    }
+    Ok(written)
+}
