@@ -47,7 +47,6 @@ fn is_code(line: &str) -> bool {
 }
 
 #[test]
-#[ignore = "cli/mod.rs, engine/framework.rs and present/text.rs are over the budget and being split"]
 fn no_file_over_the_line_budget() {
     let files = sources();
     assert!(files.len() > 20, "the walk found only {} files", files.len());
@@ -487,10 +486,6 @@ fn shortest_path(
 }
 
 #[test]
-// Run with `cargo test --test house -- --ignored`. Besides the scenario/framework/calibrated/kv
-// circle being cut, it finds engine fit/judge/plan/rank, catalog checkpoint/gguf/safetensors
-// and catalog hf/hfcache (re-exports that point back at their users).
-
 fn the_import_graph_has_no_circle() {
     let edges = import_graph();
     // The reader must see the imports at all: a few that are known to be there.
