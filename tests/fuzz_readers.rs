@@ -444,8 +444,10 @@ proptest! {
 #[test]
 fn the_reader_fuzzers_reach_accepted_inputs() {
     use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRunner};
-    let mut runner = TestRunner::new(Config::default());
+    use proptest::test_runner::TestRunner;
+    // A fixed seed: the counts are the same on every run (a random one failed once in many
+    // runs, on a draw with fewer accepted models).
+    let mut runner = TestRunner::deterministic();
     let (mut headers, mut models, mut tensors) = (0, 0, 0);
     for _ in 0..1000 {
         let bytes = gguf().new_tree(&mut runner).unwrap().current();
