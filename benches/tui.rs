@@ -79,7 +79,12 @@ fn bench_tui(c: &mut Criterion) {
         );
     }
 
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    // Drawn through the backend the planner uses (crossterm), into a sink: the diff and the
+    // escape sequences of what changed, as a terminal receives them.
+    let options = TerminalOptions {
+        viewport: Viewport::Fixed(Rect::new(0, 0, 160, 48)),
+    };
+    let mut terminal = Terminal::with_options(CrosstermBackend::new(std::io::sink()), options).unwrap();
     let mut app = app_with_many_models();
     app.focus = Pane::Workload;
     app.knob = context_row(&app);

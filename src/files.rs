@@ -9,8 +9,10 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// A catalog, theme or plan file: far larger than any real one.
+/// A theme or plan file: far larger than any real one.
 pub const MAX_TOML_BYTES: u64 = 4 << 20;
+/// A catalog file: a 10,000-card catalog with its sources is 4–8 MB.
+pub const MAX_CATALOG_BYTES: u64 = 32 << 20;
 /// A config.json (large MoE configs with per-layer lists stay under a megabyte).
 pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 

@@ -22,12 +22,13 @@ fn main() -> ExitCode {
         cli.language(&settings).make_current();
         let cli = cli.with_settings(&settings);
         match &cli.command {
-            Some(command) => run(
-                &cli,
-                command,
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
-            ),
+            Some(command) => {
+                // Buffered: a JSON plan is thousands of lines, each a write to a line-buffered
+                // stdout otherwise.
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                run(&cli, command, &mut out, &mut std::io::stderr().lock())
+                    .and_then(|()| std::io::Write::flush(&mut out).map_err(vramfit::cli::io_error))
+            }
             None => planner(&cli, &settings),
         }
     });

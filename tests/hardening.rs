@@ -428,6 +428,10 @@ fn devices_and_pipes_are_refused_at_once() {
     let big = c.file("big.json", &" ".repeat(5 << 20));
     let err = c.fails(&["plan", "--model", &big]);
     assert!(err.contains("too large (at most 4 MB)"), "{err}");
+    // A catalog may be larger (10,000 cards with sources), but not without bound.
+    let huge = c.file("huge.toml", &" ".repeat(33 << 20));
+    let err = c.fails(&["--catalog", &huge, "gpus"]);
+    assert!(err.contains("too large (at most 32 MB)"), "{err}");
 }
 
 // 8. No quadratic work, and a short echo of a bad value.

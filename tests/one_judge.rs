@@ -587,3 +587,55 @@ fn a_count_tensor_parallel_cannot_split_is_offered_layers_or_a_count_that_divide
         assert_eq!(option(&p, "rtx-4090", count)["verdict"], "fits", "{extra:?}");
     }
 }
+
+/// The planner solves limits only for the rows it can show; each row it shows carries the
+/// limits `plan` gives the same option, in one-row-per-card mode, with every combo listed,
+/// for a pinned combo and under another ranking.
+#[test]
+fn the_planners_shown_rows_carry_the_limits_plan_gives() {
+    use vramfit::tui::action::Action;
+    use vramfit::tui::states::fresh_app;
+    let mut app = fresh_app("default");
+    app.select_model("llama-3.1-70b");
+    let check = |app: &vramfit::tui::app::App, what: &str| {
+        let full = plan(app.current_model(), &app.catalog.gpus, &app.scenario, true);
+        let rows = app.visible_cards();
+        assert!(rows.len() > 10, "{what}: {} rows", rows.len());
+        for i in rows.iter().copied().chain(app.target().map(|t| {
+            app.plan
+                .options
+                .iter()
+                .position(|o| (o.gpu, o.count) == (t.gpu, t.count))
+                .unwrap()
+        })) {
+            let shown = &app.plan.options[i];
+            let same = full
+                .options
+                .iter()
+                .find(|o| (o.gpu, o.count) == (shown.gpu, shown.count))
+                .unwrap();
+            let id = &app.catalog.gpus[shown.gpu].id;
+            assert_eq!(shown.limits, same.limits, "{what}: {}× {id}", shown.count);
+            assert_eq!(shown.serving, same.serving, "{what}: {}× {id}", shown.count);
+        }
+        // The rows shown include serving ones with a limit (the check is not empty).
+        assert!(
+            rows.iter()
+                .any(|&i| app.plan.options[i].limits.max_batch.is_some()),
+            "{what}"
+        );
+    };
+    check(&app, "one row per card");
+    app.update(Action::ToggleCombos);
+    check(&app, "every combo");
+    app.update(Action::ToggleCombos);
+    let h100 = app.catalog.gpu_index("h100-sxm").unwrap();
+    app.pin(Some((h100, 4)));
+    check(&app, "a pinned 4-card combo");
+    assert!(
+        app.plan
+            .options
+            .iter()
+            .any(|o| o.gpu == h100 && o.count == 4 && o.limits.max_batch.is_some())
+    );
+}

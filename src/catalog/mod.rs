@@ -322,7 +322,7 @@ impl Catalog {
             files.sort();
             return files.iter().try_for_each(|f| self.merge_path(f));
         }
-        let source = crate::files::read_text(path, crate::files::MAX_TOML_BYTES)
+        let source = crate::files::read_text(path, crate::files::MAX_CATALOG_BYTES)
             .map_err(|e| FileError::new(&shown, e))?;
         self.merge_str(&shown, &source)
     }

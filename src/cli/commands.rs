@@ -132,12 +132,11 @@ fn run_plan(
             .map_err(io)?;
     } else if args.json {
         let json = crate::present::json::plan_json(&model, &gpus, &scenario, &plan);
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))?
-        )
-        .map_err(io)?;
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(|e| match e.io_error_kind() {
+            Some(kind) => io(kind.into()),
+            None => CliError(e.to_string()),
+        })?;
+        writeln!(out).map_err(io)?;
     } else {
         out.write_all(crate::present::text::plan_text(&model, &gpus, &scenario, &plan, args.all).as_bytes())
             .map_err(io)?;

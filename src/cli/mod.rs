@@ -318,7 +318,7 @@ pub fn settings() -> Result<Settings, CliError> {
 }
 
 /// A write error as the CLI reports it (a closed pipe is no error worth a message).
-fn io_error(e: std::io::Error) -> CliError {
+pub fn io_error(e: std::io::Error) -> CliError {
     match e.kind() {
         std::io::ErrorKind::BrokenPipe => CliError(BROKEN_PIPE.into()),
         _ => CliError(format!("cannot write output: {e}")),

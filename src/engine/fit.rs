@@ -188,33 +188,11 @@ pub fn evaluate(
     });
     // Serving options show their limits in every row (seqs); a training option's are
     // solved where shown (the JSON, the advice), each a search over training breakdowns.
-    let limits = if ctx.work.is_some() && ctx.limits {
-        ctx.needs.shown_limits(gpu, count)
+    let (limits, serving) = if ctx.limits {
+        limits_and_pool(gpu, count, ctx, need, usable)
     } else {
-        Limits::default()
+        (Limits::default(), None)
     };
-    let serving = ctx.work.filter(|_| ctx.limits).map(|_| {
-        // The pool in tokens, priced as the judge prices one more sequence at the largest
-        // batch (its KV and whatever grows with it: the allocator's slack, its logits), so
-        // that the pool ÷ tokens per sequence is the judge's largest batch, not a second
-        // answer.
-        let context = scenario.context;
-        let at = limits.max_batch.unwrap_or(scenario.batch);
-        let here = ctx.needs.per_card(count, context, at);
-        let one_more = ctx.needs.per_card(count, context, at + 1) - here;
-        let per_token = if one_more > 0.0 {
-            one_more / context as f64
-        } else {
-            need.kv_per_card / (context * scenario.batch) as f64
-        };
-        let budget = usable - here + per_token * (context * at) as f64;
-        Capacity {
-            kv_capacity_tokens: kv_pool_tokens(budget, per_token, judge::context_step(scenario)),
-            max_concurrent_sequences: limits.max_batch.unwrap_or(0),
-            max_context: limits.max_context.unwrap_or(0),
-            max_batch: limits.max_batch.unwrap_or(0),
-        }
-    });
     let training = training_time(ctx.model, scenario, gpu, count);
     let prices = prices(gpu, count, scenario, training);
     FitOption {
@@ -244,6 +222,51 @@ pub fn evaluate(
         train_offer: prices.train.map(|(_, i)| i),
         train_cost_usd: prices.train.map(|(c, _)| c),
     }
+}
+
+/// Solve the limits (and a serving option's KV pool) of an option judged without them.
+pub fn solve_limits(o: &mut FitOption, gpu: &Gpu, ctx: &Context, need: Need) {
+    let usable = judge::usable_per_card(gpu, o.count, ctx.scenario);
+    (o.limits, o.serving) = limits_and_pool(gpu, o.count, ctx, need, usable);
+}
+
+/// An option's limits from the judge, and for serving the KV pool they imply.
+fn limits_and_pool(
+    gpu: &Gpu,
+    count: u32,
+    ctx: &Context,
+    need: Need,
+    usable: f64,
+) -> (Limits, Option<Capacity>) {
+    let scenario = ctx.scenario;
+    let limits = if ctx.work.is_some() {
+        ctx.needs.shown_limits(gpu, count)
+    } else {
+        Limits::default()
+    };
+    let serving = ctx.work.map(|_| {
+        // The pool in tokens, priced as the judge prices one more sequence at the largest
+        // batch (its KV and whatever grows with it: the allocator's slack, its logits), so
+        // that the pool ÷ tokens per sequence is the judge's largest batch, not a second
+        // answer.
+        let context = scenario.context;
+        let at = limits.max_batch.unwrap_or(scenario.batch);
+        let here = ctx.needs.per_card(count, context, at);
+        let one_more = ctx.needs.per_card(count, context, at + 1) - here;
+        let per_token = if one_more > 0.0 {
+            one_more / context as f64
+        } else {
+            need.kv_per_card / (context * scenario.batch) as f64
+        };
+        let budget = usable - here + per_token * (context * at) as f64;
+        Capacity {
+            kv_capacity_tokens: kv_pool_tokens(budget, per_token, judge::context_step(scenario)),
+            max_concurrent_sequences: limits.max_batch.unwrap_or(0),
+            max_context: limits.max_context.unwrap_or(0),
+            max_batch: limits.max_batch.unwrap_or(0),
+        }
+    });
+    (limits, serving)
 }
 
 /// The cheapest offers for one option, in dollars with the offer's index.

@@ -4,7 +4,7 @@ use super::choice::Choice;
 use super::fit::FitOption;
 use super::gpu::Gpu;
 use super::model::Model;
-use super::plan::{Plan, Scope, plan_in};
+use super::plan::{Plan, Scope, Solve, plan_in};
 use super::precision::WeightPrecision;
 use super::scenario::{Method, Scenario};
 
@@ -113,7 +113,7 @@ pub fn lookup_cell(model: &Model, gpus: &[Gpu], column: LookupColumn) -> LookupC
     };
     let scope = Scope {
         include_combos: true,
-        limits: false,
+        limits: Solve::Nothing,
         cards: &priced,
     };
     let plan = plan_in(model, gpus, &scenario, &scope);

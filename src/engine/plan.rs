@@ -127,19 +127,27 @@ pub fn plan(model: &Model, gpus: &[Gpu], scenario: &Scenario, include_combos: bo
         scenario,
         &Scope {
             include_combos,
-            limits: true,
+            limits: Solve::All,
             cards: &|_| true,
         },
     )
 }
 
-/// What a plan judges: which cards, whether in combos, whether with each option's limits.
+/// What a plan judges: which cards, whether in combos, which options' limits.
 pub struct Scope<'a> {
     pub include_combos: bool,
-    /// Solve each option's limits (see [`Context::limits`]).
-    pub limits: bool,
+    pub limits: Solve<'a>,
     /// Only the cards this accepts get options; the options keep the catalog's indices.
     pub cards: &'a dyn Fn(&Gpu) -> bool,
+}
+
+/// Which options get their limits solved (most of an option's cost): every one (the CLI,
+/// the JSON), none (the lookup table), or the rows a view shows, picked from the ranked
+/// options (the planner).
+pub enum Solve<'a> {
+    All,
+    Nothing,
+    Rows(&'a dyn Fn(&[FitOption]) -> Vec<usize>),
 }
 
 /// [`plan`] within a [`Scope`].
@@ -191,9 +199,18 @@ pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) 
         largest_count: counts.iter().copied().max().unwrap_or(1),
         work,
         needs: &memo,
-        limits: scope.limits,
+        limits: matches!(scope.limits, Solve::All),
     };
-    let options = options(gpus, &ctx, &judged, &needs, scope.cards);
+    let mut options = options(gpus, &ctx, &judged, &needs, scope.cards);
+    if let Solve::Rows(pick) = scope.limits {
+        let ctx = Context { limits: true, ..ctx };
+        for i in pick(&options) {
+            let o = &mut options[i];
+            if let Some(&(_, need)) = needs.iter().find(|(n, _)| *n == o.count) {
+                fit::solve_limits(o, &gpus[o.gpu], &ctx, need);
+            }
+        }
+    }
     Plan {
         params: model.params(),
         kv_bytes_per_token: model.kv_bytes_per_token(scenario.kv.bytes_per_element()),

@@ -75,28 +75,48 @@ fn known_first(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
 pub fn rank_options(options: &mut [FitOption], by: SortBy) {
     // Each option's key is read once and the keys are sorted, not the options: an option is
     // a large struct, and a 10,000-card catalog has 40,000 of them.
-    struct Key {
-        fits: bool,
-        rank: Option<f64>,
-        price: Option<f64>,
-        count: u32,
-        free: f64,
-        shortfall: f64,
-    }
-    let keys: Vec<Key> = options
+    let keys: Vec<Key> = options.iter().map(|o| Key::of(o, by)).collect();
+    let mut order: Vec<usize> = (0..options.len()).collect();
+    order.sort_by(|&i, &j| keys[i].cmp(&keys[j]));
+    apply_order(options, order);
+}
+
+/// Where the first fitting option would be if `options` were ranked by `by` (the first of
+/// equals, as the stable ranking keeps them), without ranking them.
+pub fn first_fit_under(options: &[FitOption], by: SortBy) -> Option<usize> {
+    options
         .iter()
-        .map(|o| Key {
+        .enumerate()
+        .filter(|(_, o)| o.verdict.is_fit())
+        .map(|(i, o)| (i, Key::of(o, by)))
+        .min_by(|a, b| a.1.cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
+/// What an option is ranked by.
+struct Key {
+    fits: bool,
+    rank: Option<f64>,
+    price: Option<f64>,
+    count: u32,
+    free: f64,
+    shortfall: f64,
+}
+
+impl Key {
+    fn of(o: &FitOption, by: SortBy) -> Key {
+        Key {
             fits: o.verdict.is_fit(),
             rank: rank_key(o, by),
             price: o.price_usd_month,
             count: o.count,
             free: o.free_bytes_per_card,
             shortfall: shortfall(o),
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..options.len()).collect();
-    order.sort_by(|&i, &j| {
-        let (a, b) = (&keys[i], &keys[j]);
+        }
+    }
+
+    fn cmp(&self, b: &Key) -> std::cmp::Ordering {
+        let a = self;
         (!a.fits).cmp(&!b.fits).then_with(|| {
             if a.fits {
                 known_first(a.rank, b.rank)
@@ -110,8 +130,7 @@ pub fn rank_options(options: &mut [FitOption], by: SortBy) {
                     .then_with(|| known_first(a.price, b.price))
             }
         })
-    });
-    apply_order(options, order);
+    }
 }
 
 /// Put `items` in `order` (`order[k]` is the index of the item that goes to place `k`),

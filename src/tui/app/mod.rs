@@ -284,7 +284,7 @@ impl App {
         Knob::for_scenario(&self.scenario)
     }
 
-    fn recompute(&mut self) {
+    pub(super) fn recompute(&mut self) {
         // A model from a checkpoint brings its stored format as the default weights (every
         // path that changes the model comes through here); the user's choice still wins.
         let stored = self.current_model().checkpoint.as_ref().map(|c| c.format);
@@ -292,7 +292,7 @@ impl App {
             self.scenario.stored_weights = stored;
             super::knobs::settle(&mut self.scenario, &self.user);
         }
-        self.plan = plan(self.current_model(), &self.catalog.gpus, &self.scenario, true);
+        self.plan = self.plan_shown_rows();
         // This machine's cards count as exactly as many as it has.
         if let Some((g, n)) = self.local {
             self.plan.options.retain(|o| o.gpu != g);
@@ -304,7 +304,11 @@ impl App {
             let (option, _) = crate::engine::advise::judge(self.current_model(), gpu, g, n, &sc);
             self.plan.options.push(option);
         }
-        crate::engine::rank::rank_options(&mut self.plan.options, self.sort_by);
+        // The plan comes ranked by price; another ranking, or this machine's option added
+        // last, is ranked here.
+        if self.sort_by != crate::engine::rank::SortBy::Price || self.local.is_some() {
+            crate::engine::rank::rank_options(&mut self.plan.options, self.sort_by);
+        }
         self.refresh_other();
         let k = self.knobs().len();
         if self.knob >= k {
@@ -314,6 +318,35 @@ impl App {
         if self.segment >= n {
             self.segment = n.saturating_sub(1);
         }
+    }
+
+    /// The plan with the limits of the options the planner can show (one row per card, or
+    /// every combo; the pinned option; the pick under the current ranking; the closest when
+    /// nothing fits): hidden options need none, and solving them was most of a key press.
+    fn plan_shown_rows(&self) -> crate::engine::plan::Plan {
+        use crate::engine::plan::{Scope, Solve, plan_in};
+        use crate::engine::rank::{closest, first_fit_under, one_row_per_card};
+        let pinned = self.pinned;
+        let sort_by = self.sort_by;
+        let rows = |options: &[crate::engine::FitOption]| {
+            let mut rows = one_row_per_card(options);
+            rows.extend(first_fit_under(options, sort_by));
+            rows.extend(closest(options).and_then(|c| options.iter().position(|o| std::ptr::eq(o, c))));
+            rows.extend(pinned.and_then(|(g, n)| options.iter().position(|o| o.gpu == g && o.count == n)));
+            rows.sort_unstable();
+            rows.dedup();
+            rows
+        };
+        let scope = Scope {
+            include_combos: true,
+            limits: if self.all_combos {
+                Solve::All
+            } else {
+                Solve::Rows(&rows)
+            },
+            cards: &|_| true,
+        };
+        plan_in(self.current_model(), &self.catalog.gpus, &self.scenario, &scope)
     }
 
     /// The other convention's breakdown on one card of the target, for the explain view.
@@ -347,7 +380,8 @@ impl App {
         if option.is_some() {
             self.card_cursor = option;
         }
-        self.refresh_other();
+        // The pinned option is shown with its limits, which a hidden one was not given.
+        self.recompute();
     }
 
     /// The current scenario as a plan file.

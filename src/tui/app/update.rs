@@ -136,7 +136,11 @@ impl App {
                     _ => Overlay::ExplainSegments,
                 };
             }
-            Action::ToggleCombos => self.all_combos = !self.all_combos,
+            Action::ToggleCombos => {
+                self.all_combos = !self.all_combos;
+                // Every combo's row needs its limits now (or no longer).
+                self.recompute();
+            }
             Action::ToFit => {
                 self.overlay = Overlay::ToFit;
                 self.overlay_scroll = 0;

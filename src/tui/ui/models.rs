@@ -31,14 +31,23 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
     let height = inner.height as usize;
     let cursor = visible.iter().position(|&i| i == app.model_cursor).unwrap_or(0);
     app.model_offset = scroll_offset(app.model_offset, cursor, height, visible.len());
-    let mut lines = Vec::new();
     if visible.is_empty() {
-        lines.push(Line::styled(
-            format!(" {}", crate::tr!("tui.no_model_matches")),
-            t.dim,
-        ));
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!(" {}", crate::tr!("tui.no_model_matches")),
+                t.dim,
+            )),
+            inner,
+        );
+        return;
     }
-    for (row, &i) in visible.iter().enumerate().skip(app.model_offset).take(height) {
+    for (y, (row, &i)) in visible
+        .iter()
+        .enumerate()
+        .skip(app.model_offset)
+        .take(height)
+        .enumerate()
+    {
         let m = &app.models[i];
         let size = format_params(m.params().total);
         let mark = if i == app.model { "▶" } else { " " };
@@ -58,7 +67,7 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
             style = style.patch(t.cursor);
         }
         let pad = name_width.saturating_sub(crate::text::width(&name));
-        lines.push(Line::from(vec![
+        let line = Line::from(vec![
             Span::styled(format!("{mark}{name}{} ", " ".repeat(pad)), style),
             Span::styled(
                 format!("{size:>w$} ", w = size.len()),
@@ -68,9 +77,16 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
                     t.dim
                 },
             ),
-        ]));
+        ]);
+        // Each row drawn as a line in its own strip: a paragraph would reflow the whole list,
+        // which cost more than the rest of this pane.
+        let strip = Rect {
+            y: inner.y + y as u16,
+            height: 1,
+            ..inner
+        };
+        frame.render_widget(line, strip);
     }
-    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// A model found on this machine (the local Hugging Face cache or a GGUF folder).
