@@ -57,7 +57,7 @@ fn bench_plan(c: &mut Criterion) {
     c.bench_function("to fit: 8B BF16 on one H100 PCIe (headroom)", |b| {
         b.iter(|| vramfit::engine::advise::advise(black_box(&small), &catalog.gpus, black_box(&fp8), h100))
     });
-    c.bench_function("catalog: parse the embedded TOML", |b| {
+    c.bench_function("catalog: load the embedded catalog", |b| {
         b.iter(|| Catalog::embedded().unwrap())
     });
 }
