@@ -44,7 +44,9 @@ pub(super) fn parse_large(source: &str) -> Option<CatalogFile> {
     {
         // Only the first piece holds the top-level keys; a date anywhere else would be a
         // key inside an entry, which the whole-file parser reports.
-        if file.updated.is_some() && whole.updated.replace(file.updated?).is_some() {
+        if let Some(date) = file.updated
+            && whole.updated.replace(date).is_some()
+        {
             return None;
         }
         whole.model.extend(file.model);

@@ -420,6 +420,15 @@ pub struct OfferFilter {
     pub provider: Option<String>,
 }
 
+impl OfferFilter {
+    /// Whether a plan under this filter may use `offer`.
+    pub fn admits(&self, offer: &Offer) -> bool {
+        self.provider
+            .as_deref()
+            .is_none_or(|p| provider_matches(&offer.provider, p))
+    }
+}
+
 impl Gpu {
     /// The cheapest offer for `count` cards over `hours`, in dollars: among spot offers when
     /// `spot`, else among all the others.
@@ -437,12 +446,7 @@ impl Gpu {
                 .enumerate()
                 .filter(|(_, o)| (o.kind == OfferKind::Spot) == spot)
                 .filter(|(_, o)| (o.kind == OfferKind::Estimate) == estimates)
-                .filter(|(_, o)| {
-                    filter
-                        .provider
-                        .as_deref()
-                        .is_none_or(|p| provider_matches(&o.provider, p))
-                })
+                .filter(|(_, o)| filter.admits(o))
                 .filter_map(|(i, o)| {
                     rates
                         .to_usd(o.term_cost(count, hours)?, &o.currency)

@@ -103,14 +103,7 @@ impl LookupCell {
 pub fn lookup_cell(model: &Model, gpus: &[Gpu], column: LookupColumn) -> LookupCell {
     let scenario = column.scenario();
     let filter = &scenario.rent.filter;
-    let priced = |g: &Gpu| {
-        g.offers.iter().any(|o| {
-            filter
-                .provider
-                .as_deref()
-                .is_none_or(|p| super::gpu::provider_matches(&o.provider, p))
-        })
-    };
+    let priced = |g: &Gpu| g.offers.iter().any(|o| filter.admits(o));
     let scope = Scope {
         include_combos: true,
         limits: Solve::Nothing,

@@ -320,26 +320,24 @@ impl App {
         }
     }
 
-    /// The plan with the limits of the options the planner can show (one row per card, or
-    /// every combo; the pinned option; the pick under the current ranking; the closest when
-    /// nothing fits): hidden options need none, and solving them was most of a key press.
+    /// The plan with the limits of the options the planner can show (the cards pane's rows,
+    /// the pick under the current ranking, the closest when nothing fits): hidden options
+    /// need none, and solving them was most of a key press.
     fn plan_shown_rows(&self) -> crate::engine::plan::Plan {
         use crate::engine::plan::{Scope, Solve, plan_in};
-        use crate::engine::rank::{closest, first_fit_under, one_row_per_card};
-        let pinned = self.pinned;
-        let sort_by = self.sort_by;
+        use crate::engine::rank::{closest, first_fit_under};
+        let (all_combos, pinned, sort_by) = (self.all_combos, self.pinned, self.sort_by);
         let rows = |options: &[crate::engine::FitOption]| {
-            let mut rows = one_row_per_card(options);
+            let mut rows = navigation::listed_rows(options, all_combos, pinned);
             rows.extend(first_fit_under(options, sort_by));
             rows.extend(closest(options).and_then(|c| options.iter().position(|o| std::ptr::eq(o, c))));
-            rows.extend(pinned.and_then(|(g, n)| options.iter().position(|o| o.gpu == g && o.count == n)));
             rows.sort_unstable();
             rows.dedup();
             rows
         };
         let scope = Scope {
             include_combos: true,
-            limits: if self.all_combos {
+            limits: if all_combos {
                 Solve::All
             } else {
                 Solve::Rows(&rows)

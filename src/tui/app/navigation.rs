@@ -22,17 +22,7 @@ impl App {
     }
     /// Indices into `plan.options` shown in the cards pane.
     pub fn visible_cards(&self) -> Vec<usize> {
-        if self.all_combos {
-            return (0..self.plan.options.len()).collect();
-        }
-        let mut rows = one_row_per_card(&self.plan.options);
-        // The card the bar is pinned to is always listed, even when a combo of it fits.
-        if let Some((g, n)) = self.pinned
-            && let Some(i) = self.plan.options.iter().position(|o| o.gpu == g && o.count == n)
-            && !rows.contains(&i)
-        {
-            rows.push(i);
-        }
+        let mut rows = listed_rows(&self.plan.options, self.all_combos, self.pinned);
         // In ranked order, as the options themselves are, with this machine's cards first.
         let local = self.local.map(|(g, _)| g);
         rows.sort_by_key(|&i| (Some(self.plan.options[i].gpu) != local, i));
@@ -162,4 +152,24 @@ impl App {
             Pane::Bar => {}
         }
     }
+}
+
+/// The options the cards pane lists, in their order: every one with all combos shown, else
+/// one row per card, and the option the bar is pinned to even when a combo of it fits.
+pub(super) fn listed_rows(
+    options: &[crate::engine::FitOption],
+    all_combos: bool,
+    pinned: Option<(usize, u32)>,
+) -> Vec<usize> {
+    if all_combos {
+        return (0..options.len()).collect();
+    }
+    let mut rows = one_row_per_card(options);
+    if let Some((g, n)) = pinned
+        && let Some(i) = options.iter().position(|o| o.gpu == g && o.count == n)
+        && !rows.contains(&i)
+    {
+        rows.push(i);
+    }
+    rows
 }
