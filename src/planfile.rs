@@ -81,6 +81,16 @@ pub struct PlanFile {
     pub card: Option<String>,
     #[serde(default)]
     pub card_count: Option<u32>,
+    /// The host's RAM (GB) and its bandwidth (GB/s) the plan may spill into.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ram_gb: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ram_bandwidth_gbs: Option<f64>,
+    /// A pinned layer count (`-ngl`) and expert count (`--n-cpu-moe`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_layers: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_cpu_moe: Option<u64>,
 }
 
 impl PlanFile {
@@ -132,6 +142,10 @@ impl PlanFile {
             sort: sort.id().into(),
             card: card.map(|(c, _)| c.to_string()),
             card_count: card.map(|(_, n)| n),
+            ram_gb: sc.host.as_ref().map(|h| h.ram_bytes / 1e9),
+            ram_bandwidth_gbs: sc.host.as_ref().and_then(|h| h.bandwidth_gbs),
+            gpu_layers: sc.pin.gpu_layers,
+            n_cpu_moe: sc.pin.cpu_moe,
         }
     }
 
@@ -191,6 +205,13 @@ impl PlanFile {
                 self.epochs,
                 self.utilization,
             ),
+            host: self
+                .ram_gb
+                .map(|gb| crate::engine::host::Host::new(gb, self.ram_bandwidth_gbs)),
+            pin: crate::engine::placement::layers::Pin {
+                gpu_layers: self.gpu_layers,
+                cpu_moe: self.n_cpu_moe,
+            },
         };
         sc.check()?;
         Ok((sc, pick::<SortBy>("sort", &self.sort)?))

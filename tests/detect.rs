@@ -187,7 +187,17 @@ fn a_busy_a100_counts_what_is_in_use() {
 fn here_option(t: &FakeTools, extra: &[&str]) -> Value {
     let out = t
         .vramfit()
-        .args(["plan", "--model", "llama-3.1-8b", "--here", "--json"])
+        // No host RAM: the comparisons here are with the catalog card's VRAM-only plan, not
+        // with what this test machine's RAM would let spill.
+        .args([
+            "plan",
+            "--model",
+            "llama-3.1-8b",
+            "--here",
+            "--json",
+            "--ram",
+            "0",
+        ])
         .args(extra)
         .output()
         .unwrap();

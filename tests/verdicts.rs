@@ -44,14 +44,12 @@ fn each_option_holds_what_its_per_card_breakdown_adds_up_to() {
     let mut options = 0;
     each_plan(|id, sc, p| {
         for o in &p.options {
-            let b = p.breakdown_for(o.count);
-            assert_eq!(
-                b.total(),
-                o.per_card_bytes,
-                "{id} {sc:?}: {}× card {}",
-                o.count,
-                o.gpu
-            );
+            // A plan that spills holds on each card what its placement put there.
+            let held = match &o.placement {
+                Some(placed) if o.spills() => placed.devices[0].bytes,
+                _ => p.breakdown_for(o.count).total(),
+            };
+            assert_eq!(held, o.per_card_bytes, "{id} {sc:?}: {}× card {}", o.count, o.gpu);
             assert_eq!(
                 o.free_bytes_per_card,
                 o.usable_bytes / f64::from(o.count) - o.per_card_bytes

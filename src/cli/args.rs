@@ -30,9 +30,28 @@ pub struct PlanArgs {
     /// Sequences per batch [default: 1; Ollama 4].
     #[arg(long, value_parser = whole::<u64>(ranges::BATCH))]
     pub batch: Option<u64>,
-    /// Only this card (and its combos).
+    /// Only this card (and its combos), or a rig of mixed cards planned together:
+    /// `rtx-4090,rtx-3090` or "2x rtx-3090 + rtx-4090".
     #[arg(long, value_name = "ID")]
     pub gpu: Option<String>,
+    /// The host's RAM in GB the plan may spill into: llama.cpp and Ollama keep layers (or
+    /// MoE experts) there, vLLM and SGLang stream weights from it (--cpu-offload-gb).
+    #[arg(long, value_name = "GB")]
+    pub ram: Option<f64>,
+    /// The host's memory bandwidth: GB/s, or a platform (ddr5-5600-dual, epyc-9004, …;
+    /// `vramfit platforms` lists them) [default: unknown; no speed for what RAM holds].
+    #[arg(long, value_name = "GBS|PLATFORM")]
+    pub ram_bandwidth: Option<String>,
+    /// llama.cpp / Ollama: pin the layers on the GPUs (-ngl, num_gpu; the output layer is
+    /// one) instead of the best placement.
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::GPU_LAYERS))]
+    pub gpu_layers: Option<u64>,
+    /// llama.cpp: keep the MoE experts of the first N layers in RAM (--n-cpu-moe).
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::N_CPU_MOE))]
+    pub n_cpu_moe: Option<u64>,
+    /// A unified-memory GPU's share raised by hand, GB (macOS `iogpu.wired_limit_mb`).
+    #[arg(long, value_name = "GB")]
+    pub wired_limit: Option<f64>,
     /// calibrated: what a real run allocates; quick: the GPU Rent Hub guide's quick rules
     /// (weights + KV + 2 GB; full fine-tune 16 B/param × 1.15). `seed` is the old name.
     #[arg(long, value_parser = choice::<Convention>(), default_value = "calibrated")]
@@ -218,6 +237,47 @@ impl PlanArgs {
         self.scenario_with(model.checkpoint.as_ref().map(|c| c.format))
     }
 
+    /// The host from `--ram`, `--ram-bandwidth` and `--wired-limit`; `None` without `--ram`.
+    pub fn host(&self) -> Result<Option<crate::engine::host::Host>, CliError> {
+        use crate::engine::host::{Host, platform};
+        let Some(gb) = self.ram else {
+            if self.ram_bandwidth.is_some() {
+                return Err(CliError("--ram-bandwidth needs --ram GB (the host's RAM)".into()));
+            }
+            if self.wired_limit.is_some() {
+                return Err(CliError(
+                    "--wired-limit needs --ram GB (the machine's unified memory)".into(),
+                ));
+            }
+            return Ok(None);
+        };
+        let mut host = Host::new(gb, None);
+        if let Some(b) = &self.ram_bandwidth {
+            host = match (b.trim().parse::<f64>(), platform(b)) {
+                (Ok(v), _) => Host::new(gb, Some(v)),
+                (Err(_), Some(p)) => host.on_platform(p),
+                (Err(_), None) => {
+                    return Err(CliError(format!(
+                        "--ram-bandwidth '{}' is neither GB/s nor a platform; platforms: {}",
+                        crate::text::clean_prefix(b, 30),
+                        crate::engine::host::PLATFORMS
+                            .iter()
+                            .map(|p| p.id)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+            };
+        }
+        if let Some(w) = self.wired_limit {
+            ranges::RAM_GB
+                .check(w)
+                .map_err(|e| CliError(e.message.replace("--ram ", "--wired-limit ")))?;
+            host.gpu_limit_bytes = Some(w * 1e9);
+        }
+        Ok(Some(host))
+    }
+
     /// The scenario for a catalog model (no checkpoint of its own).
     pub fn scenario(&self) -> Result<Scenario, CliError> {
         self.scenario_with(None)
@@ -243,6 +303,11 @@ impl PlanArgs {
             stored_weights,
             prompt: self.prompt,
             network_gbps: self.network_gbps,
+            host: self.host()?,
+            pin: crate::engine::placement::layers::Pin {
+                gpu_layers: self.gpu_layers,
+                cpu_moe: self.n_cpu_moe,
+            },
             rent: Rent::new(
                 self.hours,
                 self.usd_cny,

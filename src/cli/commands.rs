@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::resolve::{check_provider, load_catalog, resolve_gpu, resolve_model};
+use super::resolve::{check_provider, load_catalog, resolve_gpu, resolve_model, resolve_rig};
 use super::{Cli, CliError, Command, PlanArgs, generate, io_error};
 use crate::catalog::Catalog;
 use crate::engine::plan;
@@ -94,25 +94,47 @@ fn run_plan(
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
     }
+    // A rig of mixed cards (from --gpu or this machine) is planned as one option.
+    let mut rig: Vec<(usize, u32)> = Vec::new();
     let gpus = if args.here {
         let found = crate::detect::detect(catalog, crate::detect::TOOL_TIMEOUT);
         for n in &found.notes {
             writeln!(err, "{}", i18n::error(&format!("note: {n}"))).map_err(io)?;
         }
-        let local = crate::detect::local(&found, catalog)
-            .map_err(CliError)?
-            .ok_or_else(|| {
-                CliError("no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into())
-            })?;
-        // Judge exactly this machine's cards; mixed cards can only split by layer.
-        scenario.cards = local.count;
-        if local.mixed {
-            scenario.split = crate::engine::scenario::Split::Layer;
+        let kinds = crate::detect::local_kinds(&found, catalog).map_err(CliError)?;
+        if kinds.is_empty() {
+            return Err(CliError(
+                "no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into(),
+            ));
         }
-        std::borrow::Cow::Owned(vec![local.gpu])
+        // This machine's RAM, unless --ram says otherwise.
+        if scenario.host.is_none() {
+            scenario.host = crate::detect::host_available_bytes().map(|ram| crate::engine::host::Host {
+                ram_bytes: ram,
+                ..crate::engine::host::Host::new(0.0, None)
+            });
+        }
+        // Judge exactly this machine's cards: each kind on its own numbers.
+        scenario.cards = kinds.iter().map(|k| k.count).sum();
+        if kinds.len() > 1 {
+            rig = kinds.iter().enumerate().map(|(i, k)| (i, k.count)).collect();
+        }
+        std::borrow::Cow::Owned(kinds.into_iter().map(|k| k.gpu).collect())
     } else {
         match &args.gpu {
-            Some(id) => std::borrow::Cow::Owned(vec![catalog.gpus[resolve_gpu(catalog, id)?].clone()]),
+            Some(id) => {
+                let kinds = resolve_rig(catalog, id)?;
+                if let [(_, n)] = kinds.as_slice() {
+                    // One kind: "2x rtx-3090" is --gpu rtx-3090 --cards 2.
+                    if *n > 1 && args.cards.is_none() {
+                        scenario.cards = *n;
+                    }
+                    std::borrow::Cow::Owned(vec![catalog.gpus[kinds[0].0].clone()])
+                } else {
+                    rig = kinds.iter().enumerate().map(|(i, k)| (i, k.1)).collect();
+                    std::borrow::Cow::Owned(kinds.iter().map(|k| catalog.gpus[k.0].clone()).collect())
+                }
+            }
             // The whole catalog, borrowed: a 10,000-card file is not copied.
             None => std::borrow::Cow::Borrowed(catalog.gpus.as_slice()),
         }
@@ -122,7 +144,16 @@ fn run_plan(
             "--sort finish needs --train-tokens N (and a training --method)".into(),
         ));
     }
-    let mut plan = plan(&model, &gpus, &scenario, !args.no_combos && !args.here);
+    let mut plan = if rig.is_empty() {
+        plan(
+            &model,
+            &gpus,
+            &scenario,
+            !args.no_combos && !args.here && args.gpu.as_deref().is_none_or(|g| !g.contains(['+', ','])),
+        )
+    } else {
+        crate::engine::rig::plan_rig(&model, &gpus, &rig, &scenario)
+    };
     // The plan comes ranked by price.
     if args.sort != SortBy::Price {
         crate::engine::rank::rank_options(&mut plan.options, args.sort);

@@ -100,3 +100,54 @@ pub fn check_provider(catalog: &Catalog, wanted: &str) -> Result<(), CliError> {
         known.join(", ")
     )))
 }
+
+/// `--gpu`: one card id, or a rig of cards (`rtx-4090,rtx-3090`, `"2x rtx-3090 + rtx-4090"`),
+/// as catalog indices with counts, the same kind given twice counted together.
+pub(super) fn resolve_rig(catalog: &Catalog, wanted: &str) -> Result<Vec<(usize, u32)>, CliError> {
+    let mut rig: Vec<(usize, u32)> = Vec::new();
+    for part in wanted.split([',', '+']).map(str::trim) {
+        if part.is_empty() {
+            return Err(CliError(format!(
+                "--gpu '{}': an empty card in the list; write ids separated by ',' or '+', e.g. \"2x rtx-3090 + rtx-4090\"",
+                crate::text::clean_prefix(wanted, 60)
+            )));
+        }
+        let (count, id) = split_count(part)
+            .map_err(|e| CliError(format!("--gpu '{}': {e}", crate::text::clean_prefix(wanted, 60))))?;
+        let index = resolve_gpu(catalog, id)?;
+        match rig.iter_mut().find(|(i, _)| *i == index) {
+            Some((_, n)) => *n = n.saturating_add(count),
+            None => rig.push((index, count)),
+        }
+    }
+    let total: u64 = rig.iter().map(|r| u64::from(r.1)).sum();
+    crate::engine::ranges::CARDS
+        .check(total as f64)
+        .map_err(|e| CliError(e.message))?;
+    Ok(rig)
+}
+
+/// "2x rtx-3090", "2× rtx-3090", "2*rtx-3090" or "rtx-3090" → (count, id).
+fn split_count(part: &str) -> Result<(u32, &str), String> {
+    let digits = part.find(|c: char| !c.is_ascii_digit()).unwrap_or(part.len());
+    if digits == 0 {
+        return Ok((1, part));
+    }
+    let rest = part[digits..].trim_start();
+    let Some(id) = ["x ", "× ", "*", "x", "×"]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+    else {
+        return Ok((1, part));
+    };
+    let count: u32 = part[..digits].parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+        format!(
+            "'{}' is not a card count (1 to {})",
+            &part[..digits],
+            crate::engine::ranges::MAX_CARDS
+        )
+    })?;
+    Ok((count, id))
+}

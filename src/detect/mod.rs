@@ -20,7 +20,7 @@ use crate::catalog::Catalog;
 
 pub use self::matching::match_card;
 pub use self::parse::{parse_nvidia_smi, parse_rocm_smi, parse_sysctl};
-pub use self::this_machine::{Local, local};
+pub use self::this_machine::{Local, host_available_bytes, local, local_kinds, parse_meminfo};
 
 /// How long one tool may take.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(1);

@@ -152,3 +152,46 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
         used_bytes: used_total,
     }))
 }
+
+/// This machine's cards grouped by kind, each kind planned on its own numbers (a rig):
+/// equal cards make one kind; a 4090 beside a 3090 makes two.
+pub fn local_kinds(d: &Detection, catalog: &Catalog) -> Result<Vec<Local>, String> {
+    if let Some(e) = d.error() {
+        return Err(e);
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for g in &d.gpus {
+        if !names.contains(&g.name.as_str()) {
+            names.push(&g.name);
+        }
+    }
+    let mut kinds = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let group = Detection {
+            gpus: d.gpus.iter().filter(|g| g.name == *name).cloned().collect(),
+            ..Detection::default()
+        };
+        if let Some(mut l) = local(&group, catalog)? {
+            if l.gpu.id == "local" && names.len() > 1 {
+                // Two unknown kinds must stay apart in a rig.
+                l.gpu.id = format!("local-{}", i + 1);
+            }
+            kinds.push(l);
+        }
+    }
+    Ok(kinds)
+}
+
+/// This machine's RAM a plan may spill into: `MemAvailable` of /proc/meminfo (what can be
+/// allocated without swapping), in bytes; `None` where it cannot be read.
+pub fn host_available_bytes() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_meminfo(&text)
+}
+
+/// `MemAvailable:  12345678 kB` → bytes (the kernel's kB are KiB).
+pub fn parse_meminfo(text: &str) -> Option<f64> {
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    (kib.is_finite() && kib > 0.0 && kib < 1e13).then_some(kib * 1024.0)
+}

@@ -114,6 +114,11 @@ pub fn whole_bytes<S: Serializer>(bytes: &f64, s: S) -> Result<S::Ok, S::Error> 
     unsigned_bytes(*bytes).serialize(s)
 }
 
+/// The same for an amount that may be negative.
+pub fn signed_whole_bytes<S: Serializer>(bytes: &f64, s: S) -> Result<S::Ok, S::Error> {
+    signed_bytes(*bytes).serialize(s)
+}
+
 /// 2^64 and 2^63, exactly.
 const TWO_64: f64 = 18_446_744_073_709_551_616.0;
 const TWO_63: f64 = 9_223_372_036_854_775_808.0;

@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::gpu::{Gpu, HOURS_PER_MONTH, LinkKind};
 use super::judge::{self, Limits, Needs};
 use super::model::Model;
+use super::placement::{self, Cards, Placement};
 use super::precision::WeightPrecision;
 use super::renting::{Training, training_time};
 use super::scenario::{Convention, Scenario, Split, TightRule};
@@ -63,9 +64,22 @@ pub struct FitOption {
     pub training: Option<Training>,
     pub train_offer: Option<usize>,
     pub train_cost_usd: Option<f64>,
+    /// What goes where (each kind of card, the host) and the runtime's flags; a spilled
+    /// placement (layers, experts or weights in RAM) is what the verdict is for.
+    #[serde(skip)]
+    pub placement: Option<Placement>,
+    /// A rig of mixed cards: each kind (catalog index) and its count; empty for `count` ×
+    /// the card `gpu`.
+    #[serde(skip)]
+    pub rig: Vec<(usize, u32)>,
 }
 
 impl FitOption {
+    /// Whether the plan runs only because part of it lives in host memory.
+    pub fn spills(&self) -> bool {
+        self.placement.as_ref().is_some_and(Placement::offloads)
+    }
+
     pub fn is_combo(&self) -> bool {
         self.count > 1
     }
@@ -154,8 +168,26 @@ pub fn evaluate(
     let scenario = ctx.scenario;
     let n = f64::from(count);
     let capacity = judge::card_capacity(gpu, scenario);
-    let verdict_of = judge::judge(ctx.model, gpu, count, scenario, need.per_card);
+    let mut verdict_of = judge::judge(ctx.model, gpu, count, scenario, need.per_card);
     let usable = verdict_of.usable_per_card;
+    let cards = Cards { gpu, count, usable };
+    // With a host to spill into, an option the GPUs alone cannot hold is judged by the
+    // placement the runtime would make (the same the limits search).
+    let spilled = (verdict_of.verdict == Verdict::No && verdict_of.unsupported.is_none())
+        .then(|| ctx.needs.placed_at(gpu, count, scenario.context, scenario.batch))
+        .flatten()
+        .filter(Placement::fits)
+        .map(|p| with_speed(p, ctx, gpu, count));
+    if let Some(p) = &spilled {
+        verdict_of.verdict = if judge::placed_comfortably(p, scenario) {
+            Verdict::Fits
+        } else {
+            Verdict::Tight
+        };
+        verdict_of.free_per_card = p.devices[0].free_bytes;
+    }
+    // What each card holds: the plan's breakdown, or once it spills, the placed share.
+    let per_card_bytes = spilled.as_ref().map_or(need.per_card, |p| p.devices[0].bytes);
     let free_per_card = verdict_of.free_per_card;
     let reason = match verdict_of.unsupported {
         Some(r) => Some(r),
@@ -193,6 +225,26 @@ pub fn evaluate(
     } else {
         (Limits::default(), None)
     };
+    let placement = spilled.or_else(|| {
+        (ctx.work.is_some() || scenario.host.is_some()).then(|| {
+            placement::gpu_only(
+                scenario,
+                ctx.model,
+                cards,
+                &ctx.needs.breakdown(count),
+                scenario.host.as_ref(),
+            )
+        })
+    });
+    let roof = match placement.as_ref().and_then(|p| p.speed.as_ref()) {
+        // A spilled placement's ceiling replaces the GPUs' own.
+        Some(s) => roof.map(|r| Roofline {
+            per_stream: s.tokens_per_s,
+            aggregate: s.aggregate_tokens_per_s,
+            ..r
+        }),
+        None => roof,
+    };
     let training = training_time(ctx.model, scenario, gpu, count);
     let prices = prices(gpu, count, scenario, training);
     FitOption {
@@ -202,7 +254,7 @@ pub fn evaluate(
         reason,
         capacity_bytes: capacity * n,
         usable_bytes: usable * n,
-        per_card_bytes: need.per_card,
+        per_card_bytes,
         free_bytes: free_per_card * n,
         free_bytes_per_card: free_per_card,
         cards_needed,
@@ -221,7 +273,31 @@ pub fn evaluate(
         training,
         train_offer: prices.train.map(|(_, i)| i),
         train_cost_usd: prices.train.map(|(c, _)| c),
+        placement,
+        rig: Vec::new(),
     }
+}
+
+/// A spilled placement found by the judge (sized without words or speed), given the
+/// speed the option's decode work allows.
+fn with_speed(p: Placement, ctx: &Context, gpu: &Gpu, count: u32) -> Placement {
+    let sc = ctx.scenario;
+    let per_card = ctx.needs.breakdown(count);
+    let rig = [Cards {
+        gpu,
+        count,
+        usable: judge::usable_per_card(gpu, count, sc),
+    }];
+    // The judge's placement was sized without words or speed; the shown one has both.
+    drop(p);
+    placement::place(&placement::Request {
+        model: ctx.model,
+        scenario: sc,
+        rig: &rig,
+        host: sc.host.as_ref(),
+        per_card: &per_card,
+        work: ctx.work,
+    })
 }
 
 /// Solve the limits (and a serving option's KV pool) of an option judged without them.
@@ -259,8 +335,15 @@ fn limits_and_pool(
             need.kv_per_card / (context * scenario.batch) as f64
         };
         let budget = usable - here + per_token * (context * at) as f64;
+        // A plan that spills into the host keeps its KV where its layers are: the pool is
+        // the cells the largest batch allocates, not what the GPUs have left.
+        let spills = judge::may_spill(scenario, gpu) && need.per_card > usable;
         Capacity {
-            kv_capacity_tokens: kv_pool_tokens(budget, per_token, judge::context_step(scenario)),
+            kv_capacity_tokens: if spills {
+                context * limits.max_batch.unwrap_or(0)
+            } else {
+                kv_pool_tokens(budget, per_token, judge::context_step(scenario))
+            },
             max_concurrent_sequences: limits.max_batch.unwrap_or(0),
             max_context: limits.max_context.unwrap_or(0),
             max_batch: limits.max_batch.unwrap_or(0),

@@ -59,7 +59,12 @@ impl Judgement {
 pub fn card_capacity(gpu: &Gpu, scenario: &Scenario) -> f64 {
     match scenario.convention {
         Convention::Seed => gpu.memory_bytes(),
-        Convention::Calibrated => gpu.memory_real_bytes(),
+        Convention::Calibrated => match scenario.host.as_ref().and_then(|h| h.gpu_limit_bytes) {
+            // A unified-memory GPU whose share the user raised (macOS iogpu.wired_limit_mb),
+            // never past the machine's memory.
+            Some(limit) if super::placement::is_unified(gpu) => limit.min(gpu.memory_bytes()),
+            _ => gpu.memory_real_bytes(),
+        },
     }
 }
 
@@ -175,7 +180,8 @@ fn judge_memory(
 /// Ollama load GGUF files only (plus their 16/32-bit types).
 pub fn runs_format(gpu: &Gpu, scenario: &Scenario, weights: WeightPrecision) -> bool {
     let ggml = scenario.convention == Convention::Calibrated && scenario.framework.is_ggml();
-    if ggml && !(weights.is_gguf() || weights.is_float16_or_wider()) {
+    // MXFP4 is a GGUF type too (ggml's GGML_TYPE_MXFP4, gpt-oss's own GGUF files).
+    if ggml && !(weights.is_gguf() || weights == WeightPrecision::Mxfp4 || weights.is_float16_or_wider()) {
         return false;
     }
     if weights.needs_fp8_hardware() && !gpu.fp8 {
@@ -317,6 +323,8 @@ pub struct Needs<'a> {
     model: &'a Model,
     scenario: &'a Scenario,
     cache: RefCell<HashMap<(u32, u64, u64), f64>>,
+    /// One card's breakdown at the scenario's own point, by count (the placements' parts).
+    breakdowns: RefCell<HashMap<u32, std::rc::Rc<Breakdown>>>,
 }
 
 impl<'a> Needs<'a> {
@@ -325,7 +333,74 @@ impl<'a> Needs<'a> {
             model,
             scenario,
             cache: RefCell::new(HashMap::default()),
+            breakdowns: RefCell::new(HashMap::default()),
         }
+    }
+
+    /// One of `count` cards' breakdown at the scenario's context and batch.
+    pub fn breakdown(&self, count: u32) -> std::rc::Rc<Breakdown> {
+        if let Some(b) = self.breakdowns.borrow().get(&count) {
+            return b.clone();
+        }
+        let sc = Scenario {
+            cards: count,
+            ..self.scenario.clone()
+        };
+        let b = std::rc::Rc::new(super::units::totals_only(|| {
+            breakdown_for_count(self.model, &sc, count)
+        }));
+        self.breakdowns.borrow_mut().insert(count, b.clone());
+        b
+    }
+
+    /// Whether `count` × `gpu` holds the plan at `context` and `batch` once the runtime
+    /// spills into the host (layers, experts or streamed weights in RAM): the judge's answer
+    /// for a plan with a host, where the GPUs alone fall short.
+    pub fn placed_at(
+        &self,
+        gpu: &Gpu,
+        count: u32,
+        context: u64,
+        batch: u64,
+    ) -> Option<super::placement::Placement> {
+        if !may_spill(self.scenario, gpu) {
+            return None;
+        }
+        let sc = Scenario {
+            context,
+            batch,
+            cards: count,
+            ..self.scenario.clone()
+        };
+        let per_card = super::units::totals_only(|| breakdown_for_count(self.model, &sc, count));
+        let rig = [super::placement::Cards {
+            gpu,
+            count,
+            usable: usable_per_card(gpu, count, self.scenario),
+        }];
+        Some(super::units::totals_only(|| {
+            super::placement::place(&super::placement::Request {
+                model: self.model,
+                scenario: &sc,
+                rig: &rig,
+                host: self.scenario.host.as_ref(),
+                per_card: &per_card,
+                work: None,
+            })
+        }))
+    }
+
+    /// The judge with the host counted: the GPUs alone, or else a placement that spills.
+    fn fits_at(&self, gpu: &Gpu, count: u32, context: u64, batch: u64, comfortable: bool) -> bool {
+        let sc = self.scenario;
+        let j = judge_memory(gpu, count, sc, self.per_card(count, context, batch), None);
+        let alone = if comfortable { j.comfortable() } else { j.fits() };
+        alone
+            || (may_spill(sc, gpu)
+                && !(comfortable && j.fits())
+                && self
+                    .placed_at(gpu, count, context, batch)
+                    .is_some_and(|p| p.fits() && (!comfortable || placed_comfortably(&p, sc))))
     }
 
     /// Remember a need already computed (the plan's own breakdowns).
@@ -376,8 +451,7 @@ impl<'a> Needs<'a> {
         let hi = super::ranges::MAX_BATCH;
         let guess = self.guess(gpu, count, sc.batch, hi, |b| (sc.context, b));
         largest_near(hi, guess, |b| {
-            let j = judge_memory(gpu, count, sc, self.per_card(count, sc.context, b), None);
-            if comfortable { j.comfortable() } else { j.fits() }
+            self.fits_at(gpu, count, sc.context, b, comfortable)
         })
     }
 
@@ -398,8 +472,7 @@ impl<'a> Needs<'a> {
         let at = (sc.context / step).clamp(1, hi.max(1));
         let guess = self.guess(gpu, count, at, hi, |k| (k * step, sc.batch));
         largest_near(hi, guess, |k| {
-            let j = judge_memory(gpu, count, sc, self.per_card(count, k * step, sc.batch), None);
-            if comfortable { j.comfortable() } else { j.fits() }
+            self.fits_at(gpu, count, k * step, sc.batch, comfortable)
         })
         .map(|k| k * step)
     }
@@ -458,10 +531,26 @@ impl<'a> Needs<'a> {
     }
 }
 
+/// Whether the plan may spill into host memory on `gpu`: the runtime can, and there is a
+/// host (given, detected, or the unified-memory machine the GPU is).
+pub fn may_spill(sc: &Scenario, gpu: &Gpu) -> bool {
+    // A unified-memory machine is its own host, for the runtimes that run there (llama.cpp
+    // and Ollama on Metal or an APU).
+    super::placement::spill_of(sc).is_some()
+        && (sc.host.is_some() || (super::placement::is_unified(gpu) && sc.framework.is_ggml()))
+}
+
+/// A placement that spills is tight when the host keeps less than the quick rules' single
+/// card margin (5 GB) free: the GPUs are filled on purpose.
+pub fn placed_comfortably(p: &super::placement::Placement, sc: &Scenario) -> bool {
+    p.host()
+        .is_none_or(|h| !is_tight(sc.tight_rule, 1, h.bytes, h.free_bytes))
+}
+
 /// The largest `k` in `1..=hi` with `ok(k)`, given `ok` turns false once and stays false,
 /// searched from `guess` outward (galloping, then bisection): exact whatever the guess, and
 /// two probes when the guess is right.
-fn largest_near(hi: u64, guess: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
+pub fn largest_near(hi: u64, guess: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
     if hi == 0 {
         return None;
     }

@@ -206,7 +206,7 @@ fn narrow(v: u128) -> u64 {
 }
 
 impl Architecture {
-    fn norm_params(&self) -> u64 {
+    pub fn norm_params(&self) -> u64 {
         narrow(self.norm_params_wide())
     }
 

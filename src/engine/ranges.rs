@@ -205,3 +205,28 @@ pub const ALL: &[Range] = &[
     NETWORK_GBPS,
     GPU_UTIL,
 ];
+pub const RAM_GB: Range = Range {
+    flag: "ram",
+    lo: 0.0,
+    hi: 1_000_000.0,
+    unit: "GB",
+};
+pub const RAM_BANDWIDTH: Range = Range {
+    flag: "ram-bandwidth",
+    lo: 0.1,
+    hi: 100_000.0,
+    unit: "GB/s",
+};
+/// Layers of any model in the catalog's range, with llama.cpp's output layer.
+pub const GPU_LAYERS: Range = Range {
+    flag: "gpu-layers",
+    lo: 0.0,
+    hi: 10_001.0,
+    unit: "layers",
+};
+pub const N_CPU_MOE: Range = Range {
+    flag: "n-cpu-moe",
+    lo: 0.0,
+    hi: 10_000.0,
+    unit: "layers",
+};

@@ -135,6 +135,10 @@ pub struct Scenario {
     /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
     pub network_gbps: f64,
     pub rent: Rent,
+    /// The host's RAM a plan may spill into (`--ram`, `--here`); `None`: VRAM only.
+    pub host: Option<super::host::Host>,
+    /// A layer count or expert count the user pinned (`--gpu-layers`, `--n-cpu-moe`).
+    pub pin: super::host::Pin,
 }
 
 pub use super::ranges::{self, KnobError, MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
@@ -192,6 +196,8 @@ impl Scenario {
             framework: Framework::Generic,
             network_gbps: 400.0,
             rent: Rent::default(),
+            host: None,
+            pin: super::host::Pin::default(),
         }
     }
 
@@ -275,6 +281,18 @@ impl Scenario {
         }
         NETWORK_GBPS.check(self.network_gbps)?;
         GPU_UTIL.check(self.gpu_util)?;
+        if let Some(h) = &self.host {
+            RAM_GB.check(h.ram_bytes / 1e9)?;
+            if let Some(b) = h.bandwidth_gbs {
+                RAM_BANDWIDTH.check(b)?;
+            }
+        }
+        if let Some(n) = self.pin.gpu_layers {
+            GPU_LAYERS.check(n as f64)?;
+        }
+        if let Some(n) = self.pin.cpu_moe {
+            N_CPU_MOE.check(n as f64)?;
+        }
         self.check_combination().map_err(|message| KnobError {
             flag: "weights",
             message,

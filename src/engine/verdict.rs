@@ -57,6 +57,10 @@ pub enum Reason {
     /// Other processes hold so much of a card that the serving engine will not start: it
     /// wants `wanted` bytes free (its share of the card's total), `free` are.
     Busy { free: u64, wanted: u64 },
+    /// A rig of mixed cards (with the host, when given) that cannot hold the plan.
+    RigShort,
+    /// The host lacks the RAM the plan keeps there (ZeRO offload, layers in RAM).
+    HostShort,
 }
 
 impl Reason {
@@ -87,13 +91,18 @@ impl Reason {
                 super::units::format_gb(free as f64),
                 super::units::format_gb(wanted as f64)
             ),
+            Reason::RigShort => "too big for these cards together, with the RAM given".into(),
+            Reason::HostShort => "the host's RAM cannot hold what the plan keeps there".into(),
         }
     }
 
     /// Whether no count of the card runs the plan as set up (format, split, fabric):
     /// memory is not what is missing.
     pub fn is_unsupported(self) -> bool {
-        !matches!(self, Reason::NeedsCards(_) | Reason::NoCountFits(_))
+        !matches!(
+            self,
+            Reason::NeedsCards(_) | Reason::NoCountFits(_) | Reason::RigShort | Reason::HostShort
+        )
     }
 
     /// A few words, for a narrow table column.
@@ -109,6 +118,8 @@ impl Reason {
             Reason::NeedsCards(n) => format!("needs {n} cards"),
             Reason::NoCountFits(n) => format!("too big for {n}"),
             Reason::Busy { .. } => "card busy".into(),
+            Reason::RigShort => "too big".into(),
+            Reason::HostShort => "RAM short".into(),
         }
     }
 }

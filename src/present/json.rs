@@ -71,7 +71,7 @@ impl<'a> ModelJson<'a> {
 }
 
 #[derive(Serialize)]
-pub struct ScenarioJson {
+pub struct ScenarioJson<'a> {
     pub method: &'static str,
     pub weights: &'static str,
     pub kv: &'static str,
@@ -109,6 +109,13 @@ pub struct ScenarioJson {
     pub framework: &'static str,
     /// The values that framework sets by default, with where it sets them.
     pub framework_preset: Vec<PresetJson>,
+    /// The host's RAM (decimal GB) and bandwidth (GB/s) the plan may spill into; null: VRAM only.
+    pub ram_gb: Option<f64>,
+    pub ram_bandwidth_gbs: Option<f64>,
+    /// The host's memory platform, when the bandwidth came from one.
+    pub ram_platform: Option<&'static str>,
+    /// The cards asked for (`--gpu`, `--here`): each id with its count; null: the catalog.
+    pub gpus: Option<Vec<RigJson<'a>>>,
 }
 
 #[derive(Serialize)]
@@ -172,6 +179,19 @@ pub struct OptionJson<'a> {
     pub train_cost_usd: Option<f64>,
     pub train_offer: Option<OfferJson<'a>>,
     pub reason: Option<String>,
+    /// What goes where: one entry per distinct device (each kind of card, then the host),
+    /// `bytes` for the fullest card of a kind (the host: all it holds).
+    pub placement: Option<&'a [crate::engine::placement::DevicePart]>,
+    /// `all-on-gpu`, `layers` (whole layers in RAM), `experts` (MoE experts in RAM) or
+    /// `streamed` (weights streamed from RAM every forward pass).
+    pub placement_strategy: Option<crate::engine::placement::Strategy>,
+    /// Layers on the GPUs of all (llama.cpp counts the output layer as one).
+    pub gpu_layers: Option<u64>,
+    pub total_layers: Option<u64>,
+    /// The runtime's command-line flags for this placement, as one string.
+    pub runtime_flags: Option<&'a str>,
+    /// The placement's decode ceiling by part (device, bytes, seconds), when it spills.
+    pub placement_speed: Option<&'a crate::engine::placement::speed::PlacedSpeed>,
 }
 
 #[derive(Serialize)]
@@ -204,7 +224,7 @@ fn offer_json(gpu: &Gpu, index: Option<usize>) -> Option<OfferJson<'_>> {
 pub struct PlanJson<'a> {
     pub model: ModelJson<'a>,
     pub convention: &'static str,
-    pub scenario: ScenarioJson,
+    pub scenario: ScenarioJson<'a>,
     /// Peak bytes per card.
     pub total_bytes: crate::engine::breakdown::UnsignedBytes,
     /// Host (CPU) RAM the plan needs: offloaded or paged state.
@@ -267,7 +287,43 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         train_cost_usd: o.train_cost_usd.map(round2),
         train_offer: offer_json(g, o.train_offer),
         reason: o.reason.map(|r| r.text(g)),
+        placement: o.placement.as_ref().map(|p| p.devices.as_slice()),
+        placement_strategy: o.placement.as_ref().map(|p| p.strategy),
+        gpu_layers: o.placement.as_ref().map(|p| p.gpu_layers),
+        total_layers: o.placement.as_ref().map(|p| p.total_layers),
+        runtime_flags: o.placement.as_ref().map(|p| p.runtime_flags.as_str()),
+        placement_speed: o.placement.as_ref().and_then(|p| p.speed.as_ref()),
     }
+}
+
+/// One kind of card in the plan's rig.
+#[derive(Serialize)]
+pub struct RigJson<'a> {
+    pub id: &'a str,
+    pub count: u32,
+}
+
+/// The rig a plan was asked for: a mixed rig's kinds, or the one card every option is.
+fn rig_json<'a>(gpus: &'a [Gpu], scenario: &Scenario, plan: &Plan) -> Option<Vec<RigJson<'a>>> {
+    let first = plan.options.first()?;
+    if !first.rig.is_empty() {
+        return Some(
+            first
+                .rig
+                .iter()
+                .map(|&(i, count)| RigJson {
+                    id: &gpus[i].id,
+                    count,
+                })
+                .collect(),
+        );
+    }
+    plan.options.iter().all(|o| o.gpu == first.gpu).then(|| {
+        vec![RigJson {
+            id: &gpus[first.gpu].id,
+            count: scenario.cards,
+        }]
+    })
 }
 
 pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, plan: &'a Plan) -> PlanJson<'a> {
@@ -312,6 +368,10 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
                     source: p.source,
                 })
                 .collect(),
+            ram_gb: scenario.host.as_ref().map(|h| round2(h.ram_bytes / 1e9)),
+            ram_bandwidth_gbs: scenario.host.as_ref().and_then(|h| h.bandwidth_gbs),
+            ram_platform: scenario.host.as_ref().and_then(|h| h.platform),
+            gpus: rig_json(gpus, scenario, plan),
         },
         total_bytes: unsigned_bytes(plan.total_bytes()),
         host_bytes: unsigned_bytes(plan.breakdown.host_bytes),

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod i18n;
 pub mod json;
 pub mod markdown;
+pub mod placement;
 mod plan_table;
 pub mod text;
 
@@ -19,10 +20,29 @@ use crate::engine::{FitOption, Gpu};
 /// "2× A40" / "A40".
 pub fn option_label(gpus: &[Gpu], o: &FitOption) -> String {
     let g = &gpus[o.gpu];
-    let label = if o.count > 1 {
+    let label = if !o.rig.is_empty() {
+        // A rig of mixed cards: "RTX 4090 + 2× RTX 3090".
+        o.rig
+            .iter()
+            .map(|&(i, n)| {
+                if n > 1 {
+                    format!("{n}× {}", gpus[i].name)
+                } else {
+                    gpus[i].name.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" + ")
+    } else if o.count > 1 {
         format!("{}× {}", o.count, g.name)
     } else {
         g.name.clone()
+    };
+    // Part of the plan lives in host memory: said beside the card, in every view.
+    let label = if o.spills() {
+        crate::tr!("option.with_ram", label = label)
+    } else {
+        label
     };
     // This machine's own cards, beside the same kind for rent.
     if g.local {

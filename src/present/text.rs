@@ -45,6 +45,12 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         table.line(&mut s, gpus, o);
     }
     closing_text(&mut s, gpus, scenario, plan, hidden);
+    if let Some(text) = plan
+        .target()
+        .and_then(|o| super::placement::placement_text(gpus, scenario, o))
+    {
+        let _ = write!(s, "\n{text}");
+    }
     s
 }
 

@@ -302,16 +302,16 @@ fn vllm_profile_peak(model: &Model, sc: &Scenario) -> Segment {
     )
 }
 
-/// llama.cpp's compute buffer: ggml reserves one graph for an `n_ubatch` pass and reuses
-/// its memory from layer to layer, so the buffer is the larger of two peaks
-/// (llama.cpp's graph reserve, `ggml-alloc`):
-/// - attention without flash attention: the f32 scores of one layer, n_kv × n_ubatch ×
-///   heads × 4 B, their f32 mask n_kv × n_ubatch × 4 B, and four f32 hidden-width rows per
-///   token (the residual stream, the normed input, q and the attention output);
-/// - the output: f32 logits n_ubatch × vocab × 4 B beside the normed hidden states.
-///
-/// n_kv is every cell of the cache (context × parallel sequences).
-fn llama_cpp_compute_buffer(model: &Model, sc: &Scenario) -> Segment {
+/// The two peaks of llama.cpp's compute buffer (see [`llama_cpp_compute_buffer`]): a device
+/// that holds layers reserves the attention peak, the one that holds the output layer the
+/// larger of both.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ComputePeaks {
+    pub attention: f64,
+    pub output: f64,
+}
+
+pub fn llama_cpp_compute_peaks(model: &Model, sc: &Scenario) -> ComputePeaks {
     let a = &model.arch;
     let cells = (sc.context * sc.batch) as f64;
     let u = sc.ubatch.min(sc.context * sc.batch) as f64;
@@ -324,6 +324,22 @@ fn llama_cpp_compute_buffer(model: &Model, sc: &Scenario) -> Segment {
         u * cells * a.heads as f64 * 4.0 + u * cells * 4.0 + rows
     };
     let output = u * (a.vocab as f64 + h) * 4.0;
+    ComputePeaks { attention, output }
+}
+
+/// llama.cpp's compute buffer: ggml reserves one graph for an `n_ubatch` pass and reuses
+/// its memory from layer to layer, so the buffer is the larger of two peaks
+/// (llama.cpp's graph reserve, `ggml-alloc`):
+/// - attention without flash attention: the f32 scores of one layer, n_kv × n_ubatch ×
+///   heads × 4 B, their f32 mask n_kv × n_ubatch × 4 B, and four f32 hidden-width rows per
+///   token (the residual stream, the normed input, q and the attention output);
+/// - the output: f32 logits n_ubatch × vocab × 4 B beside the normed hidden states.
+///
+/// n_kv is every cell of the cache (context × parallel sequences).
+fn llama_cpp_compute_buffer(model: &Model, sc: &Scenario) -> Segment {
+    let cells = (sc.context * sc.batch) as f64;
+    let u = sc.ubatch.min(sc.context * sc.batch) as f64;
+    let ComputePeaks { attention, output } = llama_cpp_compute_peaks(model, sc);
     let bytes = attention.max(output);
     Segment::from_parts(
         SegmentKind::Activations,

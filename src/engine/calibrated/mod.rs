@@ -15,7 +15,8 @@ mod activations;
 mod training;
 
 pub use activations::{
-    PREFILL_CHUNK_TOKENS, inference_activations, layer_activation_bytes_per_token, training_activations,
+    ComputePeaks, PREFILL_CHUNK_TOKENS, inference_activations, layer_activation_bytes_per_token,
+    llama_cpp_compute_peaks, training_activations,
 };
 pub use training::{adapter_params, optimizer_state_bytes};
 
@@ -38,6 +39,13 @@ const ACT: f64 = 2.0;
 
 fn bytes_of(params: f64, bits: f64) -> f64 {
     params * bits / 8.0
+}
+
+/// The whole model's weight bytes in `precision` (what one card holds unsplit): the
+/// placement divides them by layer.
+pub fn model_weight_bytes(model: &Model, precision: WeightPrecision) -> f64 {
+    let (q, u) = weight_bytes(model, precision);
+    q + u
 }
 
 /// The model's weight bytes in `precision`: the checkpoint's own bytes when it is stored in

@@ -1,0 +1,71 @@
+//! The decode ceiling of a placement: a token passes the devices in turn, so one step
+//! takes the sum over devices of (bytes it reads ÷ its bandwidth), plus what the placement
+//! sends over PCIe. The weights are read once per step for the whole batch, the KV once
+//! per sequence. An upper bound, like every ceiling here.
+
+use serde::Serialize;
+
+/// One term of a step's time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepPart {
+    /// "RTX 4090", "host RAM", "PCIe".
+    pub device: String,
+    #[serde(serialize_with = "super::super::breakdown::whole_bytes")]
+    pub bytes: f64,
+    /// Bytes per second it moves them at.
+    pub bytes_per_s: f64,
+    pub seconds: f64,
+}
+
+/// The decode ceiling under a placement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlacedSpeed {
+    /// Tokens/s of one sequence.
+    pub tokens_per_s: f64,
+    /// Tokens/s of the whole batch.
+    pub aggregate_tokens_per_s: f64,
+    pub seconds_per_step: f64,
+    pub parts: Vec<StepPart>,
+    /// The part that takes longest: what bounds the speed.
+    pub bound: String,
+}
+
+/// The ceiling from the parts of one step, for `batch` sequences; `None` when a part's
+/// speed is unknown (host RAM bandwidth not given) or nothing is read.
+pub fn from_parts(parts: Vec<StepPart>, batch: u64) -> Option<PlacedSpeed> {
+    // A part with bytes to read at an unknown (zero or NaN) rate: no speed.
+    if parts
+        .iter()
+        .any(|p| p.bytes > 0.0 && p.bytes_per_s.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
+    {
+        return None;
+    }
+    let parts: Vec<StepPart> = parts.into_iter().filter(|p| p.bytes > 0.0).collect();
+    let seconds: f64 = parts.iter().map(|p| p.seconds).sum();
+    if seconds.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    let bound = parts
+        .iter()
+        .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+        .map(|p| p.device.clone())
+        .unwrap_or_default();
+    Some(PlacedSpeed {
+        tokens_per_s: 1.0 / seconds,
+        aggregate_tokens_per_s: batch.max(1) as f64 / seconds,
+        seconds_per_step: seconds,
+        parts,
+        bound,
+    })
+}
+
+/// A part reading `bytes` at `bytes_per_s` (unknown speed: NaN seconds, caught above).
+pub fn part(device: impl Into<String>, bytes: f64, bytes_per_s: Option<f64>) -> StepPart {
+    let rate = bytes_per_s.unwrap_or(0.0);
+    StepPart {
+        device: device.into(),
+        bytes,
+        bytes_per_s: rate,
+        seconds: if rate > 0.0 { bytes / rate } else { f64::NAN },
+    }
+}
