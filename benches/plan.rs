@@ -62,5 +62,53 @@ fn bench_plan(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_plan);
+/// The best placement of a 100-layer model over four devices (three kinds of card and the
+/// host) when it must spill: the budget is 2 ms.
+fn bench_placement(c: &mut Criterion) {
+    use vramfit::engine::host::Host;
+    use vramfit::engine::placement::{Cards, Request, place};
+    let catalog = Catalog::embedded().unwrap();
+    let mut model = catalog.model("llama-3.1-70b").unwrap().clone();
+    model.arch.layers = 100;
+    let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
+    sc.framework = vramfit::engine::Framework::LlamaCpp;
+    vramfit::engine::settle::settle(&mut sc, &Default::default());
+    sc.weights = WeightPrecision::Q4KM;
+    sc.host = Some(Host::new(128.0, Some(89.6)));
+    let card = |id: &str| &catalog.gpus[catalog.gpu_index(id).unwrap()];
+    let rig = [
+        Cards {
+            gpu: card("rtx-4090"),
+            count: 1,
+            usable: 16e9,
+        },
+        Cards {
+            gpu: card("rtx-3090"),
+            count: 1,
+            usable: 16e9,
+        },
+        Cards {
+            gpu: card("rtx-3060-12gb"),
+            count: 1,
+            usable: 8e9,
+        },
+    ];
+    let per_card = vramfit::engine::memory::breakdown(&model, &sc);
+    c.bench_function("placement: 100 layers over 3 cards and the host", |b| {
+        b.iter(|| {
+            let p = place(black_box(&Request {
+                model: &model,
+                scenario: &sc,
+                rig: &rig,
+                host: sc.host.as_ref(),
+                per_card: &per_card,
+                work: None,
+            }));
+            assert!(p.offloads());
+            p
+        })
+    });
+}
+
+criterion_group!(benches, bench_plan, bench_placement);
 criterion_main!(benches);

@@ -454,3 +454,94 @@ fn meminfo_gives_the_available_memory() {
     assert_eq!(vramfit::detect::parse_meminfo("MemAvailable: lots kB"), None);
     assert_eq!(vramfit::detect::parse_meminfo(""), None);
 }
+
+/// Published runs with partial offload (tests/data/offload-runs.toml, each with its quote
+/// and link), held against the placement of the same set-up.
+fn offload_runs() -> toml::Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/offload-runs.toml"
+    ))
+    .unwrap();
+    toml::from_str(&text).unwrap()
+}
+
+#[test]
+fn every_published_offload_run_has_its_source_and_quote() {
+    let runs = offload_runs();
+    let runs = runs["run"].as_array().unwrap();
+    assert!(runs.len() >= 8, "{} runs", runs.len());
+    for r in runs {
+        let id = r["id"].as_str().unwrap();
+        assert!(r["source_url"].as_str().unwrap().starts_with("https://"), "{id}");
+        assert!(
+            r["quote"].as_str().unwrap().trim().len() > 40,
+            "{id} quotes its log"
+        );
+    }
+}
+
+fn run<'a>(runs: &'a toml::Value, id: &str) -> &'a toml::Value {
+    runs["run"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"].as_str() == Some(id))
+        .unwrap()
+}
+
+#[test]
+fn qwen3_30b_a3b_at_30_of_49_layers_matches_llama_cpps_buffers_within_5_percent() {
+    let runs = offload_runs();
+    let r = run(&runs, "llamacpp-qwen3-30b-a3b-30of49-b5466");
+    let mib = |device: &str| r["model_buffer_mib"][device].as_float().unwrap() * 1_048_576.0;
+    let model = vramfit::cli::resolve_model(catalog(), "qwen3-30b-a3b", false).unwrap();
+    // The printed buffers add up to 17,691 MiB: the Q4_K_M file.
+    let mut sc = llama_cpp(WeightPrecision::Q4KM, 4096, 64.0, None);
+    sc.pin.gpu_layers = Some(r["ngl"].as_integer().unwrap() as u64);
+    let p = plan(&model, &[gpu("rtx-4090")], &sc, false);
+    let placed = p.options[0].placement.as_ref().unwrap();
+    assert_eq!(placed.runtime_flags, "-ngl 30 -c 4096");
+    let on_gpu = placed.devices[0].parts.weights;
+    let on_host = placed.host().unwrap().parts.weights;
+    for (ours, theirs, device) in [
+        (on_gpu, mib("CUDA0"), "CUDA0"),
+        (on_host, mib("CPU_Mapped"), "CPU_Mapped"),
+    ] {
+        let off = ours / theirs - 1.0;
+        assert!(
+            off.abs() < 0.05,
+            "{device}: {ours} vs {theirs} ({:+.1} %)",
+            off * 100.0
+        );
+    }
+}
+
+#[test]
+fn gpt_oss_120b_with_every_expert_on_the_cpu_decodes_under_its_ceiling() {
+    let runs = offload_runs();
+    let r = run(&runs, "llamacpp-gpt-oss-120b-n-cpu-moe-36-8gbvram");
+    let measured = r["decode_tps"].as_float().unwrap();
+    let model = vramfit::cli::resolve_model(catalog(), "gpt-oss-120b", false).unwrap();
+    // An i9-14900K: DDR5-5600, two channels (ark.intel.com).
+    let platform = vramfit::engine::host::platform("ddr5-5600-dual").unwrap();
+    let mut sc = llama_cpp(WeightPrecision::Mxfp4, 131_072, 128.0, None);
+    sc.host = Some(Host::new(128.0, None).on_platform(platform));
+    sc.flash_attention = true;
+    sc.pin.cpu_moe = Some(r["n_cpu_moe"].as_integer().unwrap() as u64);
+    let p = plan(&model, &[gpu("rtx-4090")], &sc, false);
+    let o = &p.options[0];
+    let ceiling = o.decode_tokens_per_s.unwrap();
+    assert!(
+        measured <= ceiling,
+        "measured {measured} t/s above the ceiling {ceiling}"
+    );
+    assert!(
+        measured >= 0.3 * ceiling,
+        "a ceiling this far above a real run says little: {ceiling}"
+    );
+    assert_eq!(
+        o.placement.as_ref().unwrap().speed.as_ref().unwrap().bound,
+        "host RAM"
+    );
+}

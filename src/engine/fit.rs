@@ -173,10 +173,12 @@ pub fn evaluate(
     let cards = Cards { gpu, count, usable };
     // With a host to spill into, an option the GPUs alone cannot hold is judged by the
     // placement the runtime would make (the same the limits search).
-    let spilled = (verdict_of.verdict == Verdict::No && verdict_of.unsupported.is_none())
+    // A layer or expert count the user pinned is placed as given, whatever fits.
+    let pinned = scenario.pin.gpu_layers.is_some() || scenario.pin.cpu_moe.is_some();
+    let spilled = (verdict_of.unsupported.is_none() && (verdict_of.verdict == Verdict::No || pinned))
         .then(|| ctx.needs.placed_at(gpu, count, scenario.context, scenario.batch))
         .flatten()
-        .filter(Placement::fits)
+        .filter(|p| p.fits() && p.offloads())
         .map(|p| with_speed(p, ctx, gpu, count));
     if let Some(p) = &spilled {
         verdict_of.verdict = if judge::placed_comfortably(p, scenario) {
