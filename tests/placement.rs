@@ -545,3 +545,52 @@ fn gpt_oss_120b_with_every_expert_on_the_cpu_decodes_under_its_ceiling() {
         "host RAM"
     );
 }
+
+#[test]
+fn zero_offload_is_checked_against_the_hosts_ram_one_host_per_node() {
+    let run = |ram: &str| {
+        json(&[
+            "plan",
+            "-m",
+            "llama-3.1-70b",
+            "--method",
+            "full",
+            "--offload",
+            "optimizer",
+            "--gpu",
+            "h100-sxm",
+            "--ram",
+            ram,
+        ])
+    };
+    let host_of = |j: &serde_json::Value, count: u64| {
+        let o = j["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["count"] == count)
+            .unwrap()
+            .clone();
+        let h = o["placement"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["kind"] == "host")
+            .unwrap()
+            .clone();
+        (o, h)
+    };
+    let small = run("256");
+    let (four, host) = host_of(&small, 4);
+    // AdamW's two fp32 states and the fp32 master copy of 70.55 B parameters: 12 B each.
+    let state = 70_553_706_496.0 * 12.0;
+    assert!(close(host["bytes"].as_f64().unwrap(), state, 1e3), "{host}");
+    assert_eq!(four["verdict"], "no");
+    assert!(four["reason"].as_str().unwrap().contains("host's RAM"), "{four}");
+    // 32 cards are four nodes, each host holding a quarter.
+    let (thirty_two, host) = host_of(&small, 32);
+    assert!(close(host["bytes"].as_f64().unwrap(), state / 4.0, 1e3));
+    assert_eq!(thirty_two["verdict"], "fits");
+    let big = run("2048");
+    assert_ne!(host_of(&big, 4).0["verdict"], "no");
+}

@@ -188,6 +188,17 @@ pub fn evaluate(
         };
         verdict_of.free_per_card = p.devices[0].free_bytes;
     }
+    // Training that offloads (ZeRO, activations) keeps its host bytes in the hosts' RAM,
+    // one host per node of eight cards.
+    if let Some(host) = scenario.host.as_ref().filter(|_| scenario.method.is_training())
+        && verdict_of.unsupported.is_none()
+    {
+        let held = placement::host_share(ctx.needs.breakdown(count).host_bytes, count);
+        if held > host.ram_bytes {
+            verdict_of.verdict = Verdict::No;
+            verdict_of.unsupported = Some(Reason::HostShort);
+        }
+    }
     // What each card holds: the plan's breakdown, or once it spills, the placed share.
     let per_card_bytes = spilled.as_ref().map_or(need.per_card, |p| p.devices[0].bytes);
     let free_per_card = verdict_of.free_per_card;

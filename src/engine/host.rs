@@ -3,6 +3,10 @@
 
 use serde::Serialize;
 
+/// Cards in one server: the most a tensor-parallel group or a data-parallel node spans
+/// over its own peer link, and the most one host's RAM serves.
+pub const CARDS_PER_NODE: u32 = 8;
+
 /// This machine's (or the planned machine's) system memory.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Host {

@@ -26,9 +26,7 @@ use super::runtime::Framework;
 use super::scenario::{Convention, Method, Scenario, Split, TightRule};
 use super::verdict::{Reason, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
 
-/// Cards in one server: the most a tensor-parallel group or a data-parallel node spans
-/// over its own peer link.
-pub const CARDS_PER_NODE: u32 = 8;
+pub use super::host::CARDS_PER_NODE;
 
 /// What the judge says of one option.
 #[derive(Debug, Clone, Copy, PartialEq)]

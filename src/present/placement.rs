@@ -106,6 +106,27 @@ pub fn placement_text(gpus: &[Gpu], scenario: &Scenario, o: &FitOption) -> Optio
     if scenario.host.is_none() && o.rig.is_empty() {
         return None;
     }
+    if scenario.method.is_training() {
+        // Training keeps whole layers on the cards; what the host holds is its offloaded state.
+        let h = p.host()?;
+        let short = if h.fits() {
+            String::new()
+        } else {
+            format!("  {}", tr!("placement.short", gb = format_gb(-h.free_bytes)))
+        };
+        return Some(format!(
+            "{}{short}\n",
+            tr!(
+                "placement.training_host",
+                option = super::option_label(gpus, o),
+                bytes = tr!(
+                    "placement.bytes",
+                    used = format_gb(h.bytes),
+                    capacity = format_gb(h.capacity_bytes)
+                )
+            )
+        ));
+    }
     let key = format!("placement.strategy_{}", strategy_id(p));
     let strategy = tr!(&key);
     let mut s = tr!(

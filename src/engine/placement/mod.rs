@@ -185,6 +185,13 @@ pub fn host_room(host: Option<&Host>, rig: &[Cards]) -> Option<HostRoom> {
     }
 }
 
+/// What one host holds of a training job's offloaded state (`host_bytes`, the whole job's):
+/// all of it within a node, an equal share per node of eight cards beyond.
+pub fn host_share(host_bytes: f64, count: u32) -> f64 {
+    let nodes = count.div_ceil(super::host::CARDS_PER_NODE).max(1);
+    host_bytes / f64::from(nodes)
+}
+
 /// How the scenario's runtime can put part of the model in host memory, if at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spill {
@@ -456,7 +463,7 @@ pub fn gpu_only(
         } else {
             0.0
         };
-        let held = per_card.host_bytes;
+        let held = host_share(per_card.host_bytes, cards.count);
         devices.push(DevicePart {
             device: "host".into(),
             kind: DeviceKind::Host,
