@@ -594,3 +594,53 @@ fn zero_offload_is_checked_against_the_hosts_ram_one_host_per_node() {
     let big = run("2048");
     assert_ne!(host_of(&big, 4).0["verdict"], "no");
 }
+
+#[test]
+fn fit_offers_the_ram_that_lets_it_spill_and_plan_agrees() {
+    let base = [
+        "-m",
+        "llama-3.3-70b",
+        "--weights",
+        "q4_k_m",
+        "--framework",
+        "llama.cpp",
+        "--gpu",
+        "rtx-4090",
+    ];
+    let out = vramfit().arg("fit").args(base).arg("--json").output().unwrap();
+    assert!(out.status.success());
+    let advice: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ram = advice["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["flags"][0] == "--ram")
+        .expect("a RAM suggestion")
+        .clone();
+    assert_eq!(ram["change"], "layers in 22 GB of RAM (-ngl 43 -c 4096)");
+    // Applied, the flags give the plan the suggestion judged.
+    let gb = ram["flags"][1].as_str().unwrap();
+    let mut args = vec!["plan"];
+    args.extend(base);
+    args.extend(["--ram", gb]);
+    let plan = json(&args);
+    let single = |plan: &serde_json::Value| {
+        plan["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["count"] == 1)
+            .unwrap()
+            .clone()
+    };
+    let o = &single(&plan);
+    assert_eq!(o["verdict"], ram["verdict"]);
+    assert_eq!(o["free_bytes_per_card"], ram["free_bytes_per_card"]);
+    assert_eq!(o["runtime_flags"], "-ngl 43 -c 4096");
+    // With one GB less the host cannot hold its share.
+    let less = (gb.parse::<u64>().unwrap() - 1).to_string();
+    let mut args = vec!["plan"];
+    args.extend(base);
+    args.extend(["--ram", less.as_str()]);
+    assert_eq!(single(&json(&args))["verdict"], "no");
+}

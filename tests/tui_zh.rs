@@ -126,7 +126,10 @@ fn allowed_words() -> std::collections::BTreeSet<String> {
                  q Ctrl-C Esc Tab Shift-Tab PgUp PgDn Home End Enter Backspace TOML SVG Markdown \
                  VRAMFIT_DATA --open FILE q4_0 q8_0 fp8 nf4 mxfp4 int4 fp4 nf4-dq --kv --weights \
                  --context --cards --gpu --batch rtx-4090 k j h l g G m p v a b w x r c e f u A B s M GB/s o fp32 bf16 token/s \
-                 llama cpp vLLM SGLang Ollama DeepSpeed FSDP torchtune torchtitan Unsloth HF Transformers Q4_K_M";
+                 llama cpp vLLM SGLang Ollama DeepSpeed FSDP torchtune torchtitan Unsloth HF Transformers Q4_K_M \
+                 --ram -ngl -ts -ot exps=CPU --n-cpu-moe -c -np -fa on num_gpu num_ctx --cpu-offload-gb \
+                 --gpu-memory-utilization --max-model-len --tensor-parallel-size --tp --context-length \
+                 --mem-fraction-static";
     let mut words: std::collections::BTreeSet<String> =
         fixed.split_whitespace().map(str::to_string).collect();
     let catalog = vramfit::catalog::Catalog::embedded().unwrap();

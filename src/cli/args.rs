@@ -38,8 +38,9 @@ pub struct PlanArgs {
     /// MoE experts) there, vLLM and SGLang stream weights from it (--cpu-offload-gb).
     #[arg(long, value_name = "GB")]
     pub ram: Option<f64>,
-    /// The host's memory bandwidth: GB/s, or a platform (ddr5-5600-dual, epyc-9004, …;
-    /// `vramfit platforms` lists them) [default: unknown; no speed for what RAM holds].
+    /// The host's memory bandwidth: GB/s, or a platform (ddr4-3200-dual, ddr5-5600-dual,
+    /// epyc-9004, …; a name it does not know lists them) [default: unknown; no speed for
+    /// what RAM holds].
     #[arg(long, value_name = "GBS|PLATFORM")]
     pub ram_bandwidth: Option<String>,
     /// llama.cpp / Ollama: pin the layers on the GPUs (-ngl, num_gpu; the output layer is

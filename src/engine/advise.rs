@@ -44,6 +44,14 @@ pub enum Change {
     Split(Split),
     /// Another card or combo, the scenario unchanged.
     Card(Target),
+    /// Let the runtime spill into this much host RAM (decimal GB): layers or MoE experts in
+    /// RAM (llama.cpp, Ollama), weights streamed from it (vLLM, SGLang). The placement it
+    /// makes and its flags are named, for the words.
+    Ram {
+        gb: u64,
+        strategy: super::placement::Strategy,
+        runtime_flags: String,
+    },
     /// Two changes together.
     Pair(Box<Change>, Box<Change>),
 }
@@ -57,7 +65,8 @@ impl Change {
             Change::Checkpointing | Change::FusedCe | Change::Kv(_) => 0,
             Change::Context(_) | Change::Batch(_) | Change::Split(_) => 1,
             Change::Weights(_) | Change::Optimizer(_) => 2,
-            Change::Method(_) | Change::Zero(_) | Change::Offload(_) => 3,
+            // Spilling into RAM costs speed: every token reads what RAM holds at its bandwidth.
+            Change::Method(_) | Change::Zero(_) | Change::Offload(_) | Change::Ram { .. } => 3,
             Change::Cards(_) | Change::Card(_) => 4,
             Change::Pair(a, b) => a.cost().max(b.cost()),
         }
@@ -88,6 +97,14 @@ impl Change {
                 target.count = *n;
             }
             Change::Split(x) => sc.split = *x,
+            Change::Ram { gb, .. } => {
+                let bandwidth = sc.host.as_ref().and_then(|h| h.bandwidth_gbs);
+                let platform = sc.host.as_ref().and_then(|h| h.platform);
+                sc.host = Some(super::host::Host {
+                    platform,
+                    ..super::host::Host::new(*gb as f64, bandwidth)
+                });
+            }
             Change::Card(t) => {
                 sc.cards = t.count;
                 target = *t;
@@ -284,6 +301,7 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
             out.push(Change::Offload(Offload::All));
         }
     }
+    out.extend(spill(model, gpu, target.count, sc));
     let counts = super::plan::candidate_counts(sc);
     // A count tensor parallel cannot split: whole layers per card run on it, and so does
     // the largest smaller count that holds the plan.
@@ -311,6 +329,37 @@ fn candidates(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Vec
         out.push(Change::Cards(n));
     }
     out
+}
+
+/// The RAM that would let the runtime run the plan by spilling into it: the placement with
+/// unbounded RAM keeps the most on the cards, and what it puts in RAM, in whole GB, is the
+/// RAM to have. Offered where the runtime spills and that is more than the host given.
+fn spill(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> Option<Change> {
+    super::placement::spill_of(sc)?;
+    if super::placement::is_unified(gpu) && sc.framework.is_ggml() {
+        return None; // a unified-memory machine already spills into its own pool
+    }
+    let unbounded = Scenario {
+        cards: count,
+        host: Some(super::host::Host {
+            ram_bytes: f64::MAX / 4.0,
+            ..sc.host
+                .clone()
+                .unwrap_or_else(|| super::host::Host::new(0.0, None))
+        }),
+        ..sc.clone()
+    };
+    let p = Needs::new(model, &unbounded).placed_at(gpu, count, sc.context, sc.batch)?;
+    if !p.fits() || !p.offloads() {
+        return None;
+    }
+    let gb = (p.host()?.bytes / 1e9).ceil() as u64;
+    let has = sc.host.as_ref().map_or(0.0, |h| h.ram_bytes);
+    ((gb as f64) * 1e9 > has).then(|| Change::Ram {
+        gb,
+        strategy: p.strategy,
+        runtime_flags: p.runtime_flags.clone(),
+    })
 }
 
 /// Judge every candidate on its target; keep those that fit.

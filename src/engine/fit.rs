@@ -249,14 +249,17 @@ pub fn evaluate(
             )
         })
     });
-    let roof = match placement.as_ref().and_then(|p| p.speed.as_ref()) {
-        // A spilled placement's ceiling replaces the GPUs' own.
-        Some(s) => roof.map(|r| Roofline {
-            per_stream: s.tokens_per_s,
-            aggregate: s.aggregate_tokens_per_s,
-            ..r
+    let roof = match placement.as_ref() {
+        // A spilled placement's ceiling replaces the GPUs' own; unknown when the host's
+        // bandwidth is.
+        Some(p) if p.offloads() => p.speed.as_ref().and_then(|s| {
+            roof.map(|r| Roofline {
+                per_stream: s.tokens_per_s,
+                aggregate: s.aggregate_tokens_per_s,
+                ..r
+            })
         }),
-        None => roof,
+        _ => roof,
     };
     let training = training_time(ctx.model, scenario, gpu, count);
     let prices = prices(gpu, count, scenario, training);

@@ -152,7 +152,8 @@ fn apply_order<T>(items: &mut [T], mut order: Vec<usize>) {
 /// that fits, or for a card that fits in no count, the count that comes closest.
 pub fn one_row_per_card(options: &[FitOption]) -> Vec<usize> {
     let mut best: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    for (i, o) in options.iter().enumerate() {
+    // A rig of mixed cards is its own row, never a card's (the views list it apart).
+    for (i, o) in options.iter().enumerate().filter(|(_, o)| o.rig.is_empty()) {
         best.entry(o.gpu)
             .and_modify(|j| {
                 let held = &options[*j];

@@ -36,7 +36,24 @@ pub fn label_in(change: &Change, gpus: &[Gpu], lang: Lang) -> String {
         Change::Split(crate::engine::scenario::Split::Layer) => tr_in!(lang, "advice.split_layer"),
         Change::Split(crate::engine::scenario::Split::Tensor) => tr_in!(lang, "advice.split_tensor"),
         Change::Card(t) => target_label(*t, gpus),
+        Change::Ram {
+            gb,
+            strategy,
+            runtime_flags,
+        } => {
+            let key = format!("advice.ram_{}", strategy_key(*strategy));
+            tr_in!(lang, &key, gb = gb, flags = runtime_flags)
+        }
         Change::Pair(a, b) => format!("{} + {}", label_in(a, gpus, lang), label_in(b, gpus, lang)),
+    }
+}
+
+fn strategy_key(s: crate::engine::placement::Strategy) -> &'static str {
+    use crate::engine::placement::Strategy as S;
+    match s {
+        S::Experts => "experts",
+        S::Streamed => "streamed",
+        S::Layers | S::AllOnGpu => "layers",
     }
 }
 
@@ -70,6 +87,7 @@ pub fn flags(change: &Change, gpus: &[Gpu]) -> Vec<String> {
         Change::Offload(o) => pair("offload", o.id().into()),
         Change::Cards(n) => pair("cards", n.to_string()),
         Change::Split(x) => pair("split", x.id().into()),
+        Change::Ram { gb, .. } => pair("ram", gb.to_string()),
         Change::Card(t) => {
             let mut f = pair("gpu", gpus[t.gpu].id.clone());
             f.extend(pair("cards", t.count.to_string()));
@@ -106,6 +124,7 @@ pub fn note_in(change: &Change, lang: Lang) -> Option<String> {
         Change::Split(_) => tr_in!(lang, "advice.note_split"),
         Change::Optimizer(_) => tr_in!(lang, "advice.note_optimizer"),
         Change::Offload(_) => tr_in!(lang, "advice.note_offload"),
+        Change::Ram { .. } => tr_in!(lang, "advice.note_ram"),
         Change::Pair(a, b) => {
             let notes: Vec<String> = [note_in(a, lang), note_in(b, lang)]
                 .into_iter()
@@ -256,6 +275,14 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
             room = room
         )
     );
+    // A plan that fits only by spilling says where, how fast, and how to run it.
+    if a.now.spills()
+        && let Some(text) = super::placement::placement_text(gpus, sc, &a.now)
+    {
+        for line in text.lines() {
+            let _ = writeln!(s, "  {}", line.trim_start());
+        }
+    }
     let _ = writeln!(
         s,
         "{}",

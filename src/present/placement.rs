@@ -103,7 +103,7 @@ pub fn speed_line(p: &Placement) -> Option<String> {
 /// table does not: a rig, or a plan with a host.
 pub fn placement_text(gpus: &[Gpu], scenario: &Scenario, o: &FitOption) -> Option<String> {
     let p = o.placement.as_ref()?;
-    if scenario.host.is_none() && o.rig.is_empty() {
+    if scenario.host.is_none() && o.rig.is_empty() && !o.spills() {
         return None;
     }
     if scenario.method.is_training() {

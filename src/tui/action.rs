@@ -56,6 +56,10 @@ pub enum Action {
     /// Close an overlay, or stop and clear the filter.
     Back,
     ToggleCombos,
+    /// Add a card of the kind under the cursor to the rig planned together.
+    RigAdd,
+    /// Take one card of that kind (or the last added) out of the rig.
+    RigRemove,
     Explain,
     /// Open the "to fit" list for the card the bar is drawn against.
     ToFit,

@@ -253,6 +253,26 @@ pub const BINDINGS: &[Binding] = &[
         hint: None,
     },
     Binding {
+        id: "rig_add",
+        keys: &[
+            (KeyCode::Char('+'), SHIFT),
+            (KeyCode::Char('+'), NONE),
+            (KeyCode::Char('='), NONE),
+        ],
+        label: "+",
+        action: Action::RigAdd,
+        scope: Scope::Everywhere,
+        hint: None,
+    },
+    Binding {
+        id: "rig_remove",
+        keys: &[(KeyCode::Char('-'), NONE)],
+        label: "-",
+        action: Action::RigRemove,
+        scope: Scope::Everywhere,
+        hint: None,
+    },
+    Binding {
         id: "explain",
         keys: &[(KeyCode::Char('e'), NONE)],
         label: "e",

@@ -69,6 +69,10 @@ pub enum Knob {
     TrainTokens,
     Epochs,
     Utilization,
+    /// The host's RAM the plan may spill into.
+    Ram,
+    /// Its bandwidth, from a memory platform.
+    RamBandwidth,
 }
 
 impl Knob {
@@ -92,6 +96,8 @@ impl Knob {
                     FlashAttention,
                     Cards,
                     Split,
+                    Ram,
+                    RamBandwidth,
                     GpuUtil,
                     Convention,
                     Tight,
@@ -131,6 +137,7 @@ impl Knob {
                 .chain([
                     Zero,
                     Offload,
+                    Ram,
                     Cards,
                     Convention,
                     Tight,
@@ -156,6 +163,8 @@ impl Knob {
                 Knob::MaxNumSeqs => sc.framework == Framework::Vllm,
                 // llama.cpp has no prefill chunk of its own: n_ubatch is its step.
                 Knob::MaxBatchedTokens => !sc.framework.is_ggml(),
+                // A bandwidth belongs to RAM the plan has.
+                Knob::RamBandwidth => sc.host.is_some(),
                 _ => true,
             })
             .collect()
@@ -205,6 +214,8 @@ impl Knob {
             Knob::TrainTokens => "train_tokens",
             Knob::Epochs => "epochs",
             Knob::Utilization => "utilization",
+            Knob::Ram => "ram",
+            Knob::RamBandwidth => "ram_bandwidth",
         }
     }
 
@@ -230,6 +241,8 @@ impl Knob {
                 | Knob::MaxNumSeqs
                 | Knob::Ubatch
                 | Knob::Framework
+                | Knob::Ram
+                | Knob::RamBandwidth
         )
     }
 
@@ -335,6 +348,17 @@ impl Knob {
                 "tui.of_peak",
                 percent = format!("{:.0}", sc.rent.utilization * 100.0)
             ),
+            Knob::Ram => match &sc.host {
+                Some(h) => format!("{:.0} GB", h.ram_bytes / 1e9),
+                None => tr!("tui.ram_off"),
+            },
+            Knob::RamBandwidth => match sc.host.as_ref().and_then(|h| h.bandwidth_gbs) {
+                Some(b) => match sc.host.as_ref().and_then(|h| h.platform) {
+                    Some(p) => format!("{b:.0} GB/s {p}"),
+                    None => format!("{b:.0} GB/s"),
+                },
+                None => tr!("tui.ram_bandwidth_unknown"),
+            },
         }
     }
 
@@ -407,6 +431,8 @@ impl Knob {
                 let v = (sc.rent.utilization * 100.0).round() as u64;
                 sc.rent.utilization = step(UTILIZATION_STEPS, v, up) as f64 / 100.0;
             }
+            Knob::Ram => super::host_knobs::turn_ram(sc, up),
+            Knob::RamBandwidth => super::host_knobs::turn_ram_bandwidth(sc, up),
             Knob::Tight => {
                 let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
                 let n = TIGHT_RULES.len();

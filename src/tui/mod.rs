@@ -3,6 +3,7 @@
 pub mod action;
 pub mod app;
 pub mod effects;
+mod host_knobs;
 pub mod input;
 pub mod keymap;
 pub mod knobs;

@@ -96,6 +96,9 @@ pub struct App {
     pub card_cursor: Option<(usize, u32)>,
     /// The card the bar is drawn against; `None` follows the cheapest fit.
     pub pinned: Option<(usize, u32)>,
+    /// A rig of cards planned together (`+` adds the card under the cursor, `-` takes one
+    /// away): catalog indices with counts; when set, the bar is drawn against it.
+    pub rig: Vec<(usize, u32)>,
     pub all_combos: bool,
     /// How the cards pane ranks fitting options.
     pub sort_by: SortBy,
@@ -164,6 +167,7 @@ impl App {
             segment: 0,
             card_cursor: None,
             pinned: None,
+            rig: Vec::new(),
             all_combos: false,
             sort_by: SortBy::Price,
             side_a: None,
@@ -196,6 +200,11 @@ impl App {
     /// The option the memory bar is drawn against: the pinned one, else the cheapest fit
     /// under the rank, else (nothing fits) the one that comes closest.
     pub fn target(&self) -> Option<&FitOption> {
+        if !self.rig.is_empty()
+            && let Some(o) = self.plan.options.iter().find(|o| !o.rig.is_empty())
+        {
+            return Some(o);
+        }
         self.pinned
             .and_then(|(g, n)| self.find_option(g, n))
             .or_else(|| self.local.and_then(|(g, n)| self.find_option(g, n)))
@@ -267,7 +276,7 @@ impl App {
         self.plan
             .options
             .iter()
-            .find(|o| o.gpu == gpu && o.count == count)
+            .find(|o| o.gpu == gpu && o.count == count && o.rig.is_empty())
     }
 
     /// The segments drawn, in bar order.
@@ -304,9 +313,20 @@ impl App {
             let (option, _) = crate::engine::advise::judge(self.current_model(), gpu, g, n, &sc);
             self.plan.options.push(option);
         }
-        // The plan comes ranked by price; another ranking, or this machine's option added
-        // last, is ranked here.
-        if self.sort_by != crate::engine::rank::SortBy::Price || self.local.is_some() {
+        // A rig of cards the user put together: one option, judged by its placement.
+        if !self.rig.is_empty() {
+            let rig = crate::engine::rig::plan_rig(
+                self.current_model(),
+                &self.catalog.gpus,
+                &self.rig,
+                &self.scenario,
+            );
+            self.plan.options.extend(rig.options);
+        }
+        // The plan comes ranked by price; another ranking, or this machine's option or a
+        // rig added last, is ranked here.
+        if self.sort_by != crate::engine::rank::SortBy::Price || self.local.is_some() || !self.rig.is_empty()
+        {
             crate::engine::rank::rank_options(&mut self.plan.options, self.sort_by);
         }
         self.refresh_other();

@@ -166,10 +166,14 @@ pub(super) fn listed_rows(
     }
     let mut rows = one_row_per_card(options);
     if let Some((g, n)) = pinned
-        && let Some(i) = options.iter().position(|o| o.gpu == g && o.count == n)
+        && let Some(i) = options
+            .iter()
+            .position(|o| o.gpu == g && o.count == n && o.rig.is_empty())
         && !rows.contains(&i)
     {
         rows.push(i);
     }
+    // A rig the user put together is always listed.
+    rows.extend((0..options.len()).filter(|&i| !options[i].rig.is_empty()));
     rows
 }

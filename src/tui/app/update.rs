@@ -136,6 +136,27 @@ impl App {
                     _ => Overlay::ExplainSegments,
                 };
             }
+            Action::RigAdd => {
+                if let Some((g, _)) = self.card_cursor {
+                    match self.rig.iter_mut().find(|(i, _)| *i == g) {
+                        Some((_, n)) => *n = (*n + 1).min(crate::engine::judge::CARDS_PER_NODE),
+                        None => self.rig.push((g, 1)),
+                    }
+                    self.recompute();
+                }
+            }
+            Action::RigRemove => {
+                let kind = self
+                    .card_cursor
+                    .and_then(|(g, _)| self.rig.iter().position(|(i, _)| *i == g));
+                if let Some(k) = kind.or_else(|| self.rig.len().checked_sub(1)) {
+                    self.rig[k].1 -= 1;
+                    if self.rig[k].1 == 0 {
+                        self.rig.remove(k);
+                    }
+                    self.recompute();
+                }
+            }
             Action::ToggleCombos => {
                 self.all_combos = !self.all_combos;
                 // Every combo's row needs its limits now (or no longer).

@@ -2,6 +2,7 @@
 
 mod chinese;
 mod features;
+mod machine;
 mod screens;
 
 use ratatui::buffer::Buffer;
@@ -62,7 +63,13 @@ fn eight_on_4090(app: &mut App) {
 }
 
 /// Serve `model` in `weights` under `framework`'s preset, pinned to one `gpu`.
-fn serve_on(app: &mut App, model: &str, weights: WeightPrecision, framework: Framework, gpu: &str) {
+pub(super) fn serve_on(
+    app: &mut App,
+    model: &str,
+    weights: WeightPrecision,
+    framework: Framework,
+    gpu: &str,
+) {
     app.select_model(model);
     let mut sc = Scenario::seed_inference(weights).calibrated();
     // The screen's currency stays (yuan on a Chinese screen).
@@ -126,12 +133,17 @@ fn to_fit(a: &mut App) {
 /// Every named state, in the order `vramfit screenshots` writes them: the first screens, the
 /// later features, then the Chinese screens.
 pub const STATES: &[State] = &join::<
-    { screens::SCREENS.len() + features::FEATURES.len() + chinese::CHINESE.len() },
->([screens::SCREENS, features::FEATURES, chinese::CHINESE]);
+    { screens::SCREENS.len() + features::FEATURES.len() + machine::MACHINE.len() + chinese::CHINESE.len() },
+>([
+    screens::SCREENS,
+    features::FEATURES,
+    machine::MACHINE,
+    chinese::CHINESE,
+]);
 
 /// The groups one after the other, at compile time (a `const` slice cannot be built by
 /// concatenation otherwise).
-const fn join<const N: usize>(parts: [&[State]; 3]) -> [State; N] {
+const fn join<const N: usize>(parts: [&[State]; 4]) -> [State; N] {
     let mut out = [parts[0][0]; N];
     let (mut p, mut at) = (0, 0);
     while p < parts.len() {

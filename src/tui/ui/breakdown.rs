@@ -18,6 +18,11 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
         .border_style(t.border)
         .title(Line::styled(
             match app.target() {
+                // Spread over a machine, the memory pane shows each device; this is the
+                // plan before it is placed.
+                Some(o) if o.spills() || !o.rig.is_empty() => {
+                    format!(" {} ", tr!("tui.breakdown_before_placement", cards = o.count))
+                }
                 Some(o) if o.count > 1 => format!(" {} ", tr!("tui.breakdown_per_card", cards = o.count)),
                 _ => format!(" {} ", tr!("tui.breakdown")),
             },

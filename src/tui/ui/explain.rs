@@ -46,6 +46,9 @@ fn card_lines(app: &App, g: usize, n: u32) -> Vec<Line<'static>> {
         }
         None => lines.push(Line::raw(tr!("tui.option_gone"))),
     }
+    if let Some(o) = app.find_option(g, n) {
+        lines.extend(placement_lines(app, o));
+    }
     lines
 }
 
@@ -143,6 +146,31 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
     }
     for note in &shown.notes {
         lines.push(Line::styled(tr!("plan.note", note = formula(note)), t.dim));
+    }
+    if let Some(o) = app.target() {
+        lines.extend(placement_lines(app, o));
+    }
+    lines
+}
+
+/// Where a plan spread over a machine puts what (each device's bytes and layers), the
+/// decode time by part and the runtime's flags: the same words as `plan`'s text.
+fn placement_lines(app: &App, o: &crate::engine::FitOption) -> Vec<Line<'static>> {
+    if !o.spills() && o.rig.is_empty() {
+        return Vec::new();
+    }
+    let Some(text) = crate::present::placement::placement_text(&app.catalog.gpus, &app.scenario, o) else {
+        return Vec::new();
+    };
+    let t = &app.theme;
+    let mut lines = vec![Line::raw("")];
+    for (i, l) in text.lines().enumerate() {
+        let style = if i == 0 {
+            t.text.add_modifier(Modifier::BOLD)
+        } else {
+            t.text
+        };
+        lines.push(Line::styled(l.to_string(), style));
     }
     lines
 }

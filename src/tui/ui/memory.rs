@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::bar::{MemoryBar, verdict_word};
+use super::devices::DeviceBars;
 use super::{block, pane_title};
 use crate::engine::rank::SortBy;
 use crate::engine::units::{group_thousands, to_gb};
@@ -19,7 +20,9 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
     let against = match target {
         Some(o) => {
             let g = &app.catalog.gpus[o.gpu];
-            let why = if app.pinned.is_some() {
+            let why = if !o.rig.is_empty() {
+                tr!("tui.why_rig")
+            } else if app.pinned.is_some() {
                 tr!("tui.why_pinned")
             } else if app.local == Some((o.gpu, o.count)) {
                 String::new()
@@ -36,7 +39,10 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
             } else {
                 tr!("tui.why_closest")
             };
-            let card = if o.count > 1 {
+            let card = if !o.rig.is_empty() || o.spills() {
+                // A rig names its cards; a plan that spills says "+ RAM".
+                crate::present::option_label(&app.catalog.gpus, o)
+            } else if o.count > 1 {
                 format!("{}× {}", o.count, g.name)
             } else {
                 g.name.clone()
@@ -87,6 +93,43 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    // A plan spread over a machine (a rig, layers or experts in RAM): a bar per device.
+    if let Some(p) = target
+        .and_then(|o| o.placement.as_ref().filter(|_| o.spills() || !o.rig.is_empty()))
+        .filter(|_| inner.height >= 2)
+    {
+        let bars = DeviceBars {
+            placement: p,
+            gpus: &app.catalog.gpus,
+            theme: t,
+        };
+        // The hint keeps the last row when there is one to spare.
+        let rows = bars.height().min(
+            inner
+                .height
+                .saturating_sub(u16::from(inner.height > bars.height())),
+        );
+        let hint_row = inner.y + rows;
+        frame.render_widget(
+            bars,
+            Rect {
+                x: inner.x + 1,
+                width: inner.width.saturating_sub(2),
+                height: rows,
+                ..inner
+            },
+        );
+        if hint_row < inner.y + inner.height {
+            let line = Rect {
+                x: inner.x + 1,
+                y: hint_row,
+                width: inner.width.saturating_sub(2),
+                height: 1,
+            };
+            frame.render_widget(Paragraph::new(hint(app, usize::from(line.width))), line);
+        }
+        return;
+    }
     let focused = (app.focus == Pane::Bar)
         .then(|| app.bar_segments().get(app.segment).copied())
         .flatten();

@@ -5,6 +5,7 @@ pub mod bar;
 mod breakdown;
 mod cards;
 mod compare;
+mod devices;
 mod explain;
 mod help;
 mod memory;

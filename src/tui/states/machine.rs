@@ -1,0 +1,83 @@
+//! The machine you have: a 70B spilling into RAM beside one RTX 4090, and a rig of an RTX
+//! 4090 and an RTX 3090 planned together. One group of `super::STATES`.
+
+use super::{State, serve_on};
+use crate::engine::host::{Host, platform};
+use crate::engine::{Framework, WeightPrecision};
+use crate::lang::Lang;
+use crate::tui::action::{Action, Pane};
+use crate::tui::app::App;
+
+/// Llama 3.3 70B in Q4_K_M under llama.cpp on one RTX 4090, with 64 GB of DDR5-5600.
+fn seventy_on_4090_with_ram(a: &mut App) {
+    serve_on(
+        a,
+        "llama-3.3-70b",
+        WeightPrecision::Q4KM,
+        Framework::LlamaCpp,
+        "rtx-4090",
+    );
+    let mut sc = a.scenario.clone();
+    sc.host = platform("ddr5-5600-dual").map(|p| Host::new(64.0, None).on_platform(p));
+    a.set_scenario(sc);
+    a.focus = Pane::Bar;
+}
+
+/// The same model on an RTX 4090 and an RTX 3090 together (`+` on each in the cards pane),
+/// at 16k context.
+fn rig_4090_3090(a: &mut App) {
+    seventy_on_4090_with_ram(a);
+    let mut sc = a.scenario.clone();
+    sc.context = 16_384;
+    a.set_scenario(sc);
+    a.pin(None);
+    for id in ["rtx-4090", "rtx-3090"] {
+        if let Some(g) = a.catalog.gpu_index(id) {
+            a.card_cursor = Some((g, 1));
+            a.update(Action::RigAdd);
+        }
+    }
+    a.focus = Pane::Cards;
+}
+
+pub(super) const MACHINE: &[State] = &[
+    State {
+        name: "ram-offload-80x24",
+        about: "a 70B Q4_K_M on one RTX 4090 and 64 GB of RAM: 43 of 81 layers on the card, a bar per device",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::En,
+        setup: seventy_on_4090_with_ram,
+    },
+    State {
+        name: "ram-offload-160x48",
+        about: "the same on a wide screen, explain open: each device's bytes, the decode time by part, the flags",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::En,
+        setup: |a| {
+            seventy_on_4090_with_ram(a);
+            a.update(Action::Explain);
+        },
+    },
+    State {
+        name: "mixed-rig-80x24",
+        about: "an RTX 4090 and an RTX 3090 planned together: split by layer in proportion to their memory",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::En,
+        setup: rig_4090_3090,
+    },
+    State {
+        name: "mixed-rig-160x48",
+        about: "the same rig on a wide screen",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::En,
+        setup: rig_4090_3090,
+    },
+];
