@@ -5,6 +5,8 @@
 use vramfit::detect::{RamFrom, host_note, parse_cpuinfo, parse_memsize, platform_for_cpu};
 use vramfit::engine::host::Host;
 
+mod common;
+
 fn id(model_name: &str) -> Option<&'static str> {
     platform_for_cpu(model_name).map(|p| p.id)
 }
@@ -212,4 +214,78 @@ fn the_note_says_what_was_found() {
         host_note(&Host::new(128.0, None).on_platform(epyc), RamFrom::Given),
         "this machine's host: 128.0 GB (--ram), AMD EPYC 9004 (12-channel DDR5-4800) 460.8 GB/s"
     );
+}
+
+/// `vramfit plan --here` with a fake `nvidia-smi` (one RTX 4090) first on PATH, under `lang`:
+/// stdout as JSON, and stderr.
+#[cfg(unix)]
+fn here(name: &str, lang: &str, extra: &[&str]) -> (serde_json::Value, String) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("host-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let smi = dir.join("nvidia-smi");
+    std::fs::write(
+        &smi,
+        "#!/bin/sh\necho '0, NVIDIA GeForce RTX 4090, 24564, 507, 550.54.15, 00000000:18:00.0'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = common::vramfit_in(lang)
+        .env("PATH", &dir)
+        .args(["plan", "--model", "llama-3.1-8b", "--here", "--json"])
+        .args(extra)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    (serde_json::from_slice(&out.stdout).unwrap(), err)
+}
+
+/// `--here` takes this machine's RAM and, where its CPU fixes one, its platform's bandwidth,
+/// and says so; `--ram` and `--ram-bandwidth` win over what was found.
+#[cfg(target_os = "linux")]
+#[test]
+fn plan_here_takes_this_machines_host_unless_told_otherwise() {
+    let platform = vramfit::detect::this_platform();
+    let (plan, err) = here("found", "C.UTF-8", &[]);
+    let sc = &plan["scenario"];
+    assert!(err.contains("note: this machine's host: "), "{err}");
+    assert!(err.contains(" GB available, "), "{err}");
+    assert!(sc["ram_gb"].as_f64().unwrap() > 0.0, "{sc}");
+    assert_eq!(sc["ram_platform"].as_str(), platform.map(|p| p.id), "{sc}");
+    assert_eq!(
+        sc["ram_bandwidth_gbs"].as_f64(),
+        platform.map(|p| p.bandwidth_gbs),
+        "{sc}"
+    );
+    if platform.is_none() {
+        assert!(err.contains("bandwidth unknown: --ram-bandwidth GB/s"), "{err}");
+    }
+
+    // --ram alone: the RAM given, the bandwidth of this machine's platform (if any).
+    let (plan, _) = here("ram", "C.UTF-8", &["--ram", "64"]);
+    let sc = &plan["scenario"];
+    assert_eq!(sc["ram_gb"], 64.0);
+    assert_eq!(
+        sc["ram_bandwidth_gbs"].as_f64(),
+        platform.map(|p| p.bandwidth_gbs),
+        "{sc}"
+    );
+
+    // Both given: nothing detected about the host, nothing said.
+    let (plan, err) = here("both", "C.UTF-8", &["--ram", "64", "--ram-bandwidth", "100"]);
+    let sc = &plan["scenario"];
+    assert_eq!(sc["ram_gb"], 64.0);
+    assert_eq!(sc["ram_bandwidth_gbs"], 100.0);
+    assert!(sc["ram_platform"].is_null(), "{sc}");
+    assert!(!err.contains("this machine's host"), "{err}");
+
+    // In Chinese.
+    let (_, err) = here("zh", "zh_CN.UTF-8", &[]);
+    assert!(err.contains("注：本机内存：可用 "), "{err}");
+    if platform.is_none() {
+        assert!(err.contains("带宽未知：可用 --ram-bandwidth 给出 GB/s"), "{err}");
+    }
 }
