@@ -289,3 +289,30 @@ fn plan_here_takes_this_machines_host_unless_told_otherwise() {
         assert!(err.contains("带宽未知：可用 --ram-bandwidth 给出 GB/s"), "{err}");
     }
 }
+
+/// A Mac the catalog lacks is still one pool: its stand-in card is unified memory, so the
+/// host's `hw.memsize` and the GPU's share are not counted twice.
+#[test]
+fn an_unknown_apple_chip_is_unified_memory() {
+    use vramfit::detect::{DetectedGpu, Detection, local};
+    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
+    let d = Detection {
+        gpus: vec![DetectedGpu {
+            index: 0,
+            name: "Apple M9 Max".into(),
+            memory_total_bytes: 48_000_000_000,
+            memory_used_bytes: 0,
+            driver: None,
+            gpu: None,
+            source: "sysctl",
+        }],
+        ..Detection::default()
+    };
+    let l = local(&d, &catalog).unwrap().unwrap();
+    assert_eq!(l.gpu.id, "local");
+    assert!(
+        vramfit::engine::placement::is_unified(&l.gpu),
+        "{}",
+        l.gpu.memory_type
+    );
+}
