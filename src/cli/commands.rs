@@ -107,12 +107,29 @@ fn run_plan(
                 "no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into(),
             ));
         }
-        // This machine's RAM, unless --ram says otherwise.
-        if scenario.host.is_none() {
-            scenario.host = crate::detect::host_available_bytes().map(|ram| crate::engine::host::Host {
-                ram_bytes: ram,
-                ..crate::engine::host::Host::new(0.0, None)
-            });
+        // This machine's RAM and its platform's bandwidth, unless --ram and --ram-bandwidth
+        // say otherwise (--ram alone still takes the detected bandwidth).
+        let noted = match scenario.host.take() {
+            None => crate::detect::this_host(crate::detect::TOOL_TIMEOUT).map(|(h, from)| {
+                scenario.host = Some(h);
+                from
+            }),
+            Some(given) if args.ram_bandwidth.is_none() => {
+                let platform = crate::detect::this_platform();
+                scenario.host = Some(match platform {
+                    Some(p) => given.on_platform(p),
+                    None => given,
+                });
+                platform.map(|_| crate::detect::RamFrom::Given)
+            }
+            given => {
+                scenario.host = given;
+                None
+            }
+        };
+        if let (Some(from), Some(h)) = (noted, &scenario.host) {
+            let note = crate::detect::host_note(h, from);
+            writeln!(err, "{}", i18n::error(&format!("note: {note}"))).map_err(io)?;
         }
         // Judge exactly this machine's cards: each kind on its own numbers.
         scenario.cards = kinds.iter().map(|k| k.count).sum();

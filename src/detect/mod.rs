@@ -4,8 +4,10 @@
 //! skipped (with a note for the last three). Nothing else runs: no network, no sockets.
 //!
 //! The tools run in `tool`, their output is read in `parse`, names are matched to the
-//! catalog in `matching`, and the cards become one card to plan on in `this_machine`.
+//! catalog in `matching`, and the cards become one card to plan on in `this_machine`. The
+//! host's RAM and its memory platform (from the CPU's name) are read in `host`.
 
+mod host;
 mod matching;
 mod parse;
 mod this_machine;
@@ -18,6 +20,9 @@ use serde::Serialize;
 use self::tool::{ToolRun, run_tool};
 use crate::catalog::Catalog;
 
+pub use self::host::{
+    Cpu, RamFrom, host_note, parse_cpuinfo, parse_memsize, platform_for_cpu, this_host, this_platform,
+};
 pub use self::matching::match_card;
 pub use self::parse::{parse_nvidia_smi, parse_rocm_smi, parse_sysctl};
 pub use self::this_machine::{Local, host_available_bytes, local, local_kinds, parse_meminfo};

@@ -102,7 +102,12 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
             memory_smi_mib: None,
             memory_visible_bytes: None,
             memory_source: None,
-            memory_type: "?".into(),
+            // A Mac's memory is the host's: one pool, which the placement must not count twice.
+            memory_type: if first.source == "sysctl" {
+                "unified".into()
+            } else {
+                "?".into()
+            },
             // Not in the catalog: no bandwidth, so no decode ceiling (said where shown).
             bandwidth_gbs: 0.0,
             bf16_tflops: None,

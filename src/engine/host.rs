@@ -85,130 +85,172 @@ macro_rules! platform {
 }
 
 /// The platforms a host's bandwidth can be named by (`--ram-bandwidth ddr5-5600-dual`).
-/// Peak figures: real reads reach 60–90 % of them (the measured runs say how much).
+/// Peak figures: real reads reach 60–90 % of them (the measured runs say how much). Each
+/// `source` is a page that states the channel count or the speed, with its words; a figure
+/// no page was found for says "unsourced".
 pub const PLATFORMS: &[Platform] = &[
     platform!(
         "ddr4-2666-dual",
         "DDR4-2666, dual channel (desktop)",
         2,
         2666,
-        "JEDEC JESD79-4 speed bin DDR4-2666; two 64-bit channels on mainstream desktop boards"
+        "unsourced: JEDEC speed bin arithmetic (two 64-bit channels × 2666 MT/s × 8 B); no page found stating a dual-channel DDR4-2666 platform"
     ),
     platform!(
         "ddr4-3200-dual",
         "DDR4-3200, dual channel (desktop)",
         2,
         3200,
-        "AMD Ryzen 5000 specifications: 2 channels, up to DDR4-3200 (amd.com/en/products/processors/desktops/ryzen/5000-series)"
+        "https://wccftech.com/intel-raptor-lake-13th-gen-core-cpus-will-retain-ddr4-memory-support-in-addition-to-ddr5/: \"The existing Alder Lake memory controller allows for both DDR4-3200 and DDR5-4800 standards.\""
     ),
     platform!(
         "ddr4-3600-dual",
         "DDR4-3600, dual channel (desktop, XMP)",
         2,
         3600,
-        "XMP profile DDR4-3600 on two 64-bit channels (a common overclocked desktop setting)"
+        "https://hothardware.com/news/ryzen-7000-cpus-optimal-memory-speeds: \"if your memory runs faster than this speed—that's DDR4-3600\" (Ryzen's 1:1 Infinity Fabric limit; an XMP speed, not a CPU specification)"
     ),
     platform!(
         "ddr5-4800-dual",
         "DDR5-4800, dual channel (desktop)",
         2,
         4800,
-        "Intel Core 12th–14th gen specifications: 2 channels, up to DDR5-4800/5600 (ark.intel.com)"
+        "https://www.thefpsreview.com/2022/07/06/13th-gen-core-raptor-lake-s-processors-to-support-ddr5-5600-and-ddr4-3200-memory/: \"Alder Lake, which only supports DDR5-4800 by default\""
     ),
     platform!(
         "ddr5-5600-dual",
         "DDR5-5600, dual channel (desktop)",
         2,
         5600,
-        "Intel Core 14th gen (ark.intel.com: Max Memory Speed DDR5 5600 MT/s, 2 channels)"
+        "https://hardwareluxx.de/index.php/news/hardware/arbeitsspeicher/64656-arrow-lake-s-cudimm,-udimm-und-die-vorgaben-des-speichercontrollers.html: \"UDIMMs und SODIMMs für DDR5-5600 … über zwei Speicherkanäle\""
     ),
     platform!(
         "ddr5-6000-dual",
         "DDR5-6000, dual channel (desktop, EXPO)",
         2,
         6000,
-        "AMD Ryzen 7000/9000: 2 channels, DDR5-5200/5600 rated, DDR5-6000 EXPO the common setting (amd.com)"
+        "https://airlinkfreights.com/amd-ryzen-7000s-memory-sweet-spot-will-be-ddr5-6000/: \"DDR5-6000 will be the sweet spot for Zen 4 CPUs\" (an EXPO speed; Ryzen 7000 is rated DDR5-5200)"
     ),
     platform!(
         "ddr5-6400-dual",
-        "DDR5-6400, dual channel (desktop)",
+        "DDR5-6400, dual channel (desktop, CUDIMM)",
         2,
         6400,
-        "Intel Core Ultra 200S specifications: 2 channels, up to DDR5-6400 (ark.intel.com)"
+        "https://hardwareluxx.de/index.php/news/hardware/arbeitsspeicher/64656-arrow-lake-s-cudimm,-udimm-und-die-vorgaben-des-speichercontrollers.html: \"CUDIMM/CSODIMM | 1DPC: DDR5-6400\" (boards with two DIMM slots)"
+    ),
+    platform!(
+        "lpddr5x-8533",
+        "LPDDR5X-8533, 128-bit (Intel Core Ultra 200V laptop)",
+        2,
+        8533,
+        "https://beebom.com/intel-announces-core-ultra-200v-lunar-lake/: \"The memory speed is 8,533 MT/s.\"; the 128-bit bus (two 64-bit channels' worth) is unsourced"
     ),
     platform!(
         "threadripper-7000",
         "AMD Threadripper 7000 (4-channel DDR5-5200)",
         4,
         5200,
-        "AMD Ryzen Threadripper 7980X specifications: 4 channels, DDR5-5200 (amd.com)"
+        "https://i2hard.ru/publications/34228: TRX50 \"может предложить только 4-канальную память\" (only 4-channel memory); DDR5-5200 unsourced: JEDEC speed bin arithmetic"
     ),
     platform!(
         "threadripper-pro-7000wx",
-        "AMD Threadripper PRO 7000 WX (8-channel DDR5-5200)",
+        "AMD Threadripper PRO 7000 WX on WRX90 (8-channel DDR5-5200)",
         8,
         5200,
-        "AMD Ryzen Threadripper PRO 7995WX specifications: 8 channels, DDR5-5200 (amd.com)"
+        "https://i2hard.ru/publications/34228: WRX90 \"поддерживает только модели серии Threadripper PRO 7000WX и предлагает 8-канальную память\" (8-channel memory); DDR5-5200 unsourced: JEDEC speed bin arithmetic"
     ),
     platform!(
         "xeon-w-2400",
         "Intel Xeon W-2400 (4-channel DDR5-4800)",
         4,
         4800,
-        "Intel Xeon w5-2455X (ark.intel.com): 4 memory channels, DDR5-4800"
+        "https://www.sweclockers.com/nyhet/35696-intel-kontrar-amd-ryzen-threadripper-med-sapphire-rapids-och-56-karnor: \"fyra stycken DDR5-minneskanaler med en effektiv klockfrekvens om 4 800 MHz för en bandbredd om 153,6 GB/s\""
     ),
     platform!(
         "xeon-w-3400",
         "Intel Xeon W-3400 (8-channel DDR5-4800)",
         8,
         4800,
-        "Intel Xeon w9-3495X (ark.intel.com): 8 memory channels, DDR5-4800"
+        "https://www.sweclockers.com/nyhet/35696-intel-kontrar-amd-ryzen-threadripper-med-sapphire-rapids-och-56-karnor: \"dubblerar detta till åtta kanaler för en bandbredd om 307,2 GB/s\""
     ),
     platform!(
         "epyc-7003",
         "AMD EPYC 7003 (8-channel DDR4-3200)",
         8,
         3200,
-        "AMD EPYC 7003 series: 8 channels DDR4-3200, 204.8 GB/s per socket (amd.com)"
+        "https://www.tomshardware.com/news/amd-confirms-12-ddr5-memory-channels-on-genoa: \"the 204.8 GB/s available to current-generation EPYC CPUs with DDR4-3200\""
     ),
     platform!(
         "epyc-9004",
         "AMD EPYC 9004 (12-channel DDR5-4800)",
         12,
         4800,
-        "AMD EPYC 9004 series: 12 channels DDR5-4800, 460.8 GB/s per socket (amd.com)"
+        "https://www.tomshardware.com/news/amd-confirms-12-ddr5-memory-channels-on-genoa: \"Twelve 64-bit DDR5 memory channels would theoretically increase the memory bandwidth available to Genoa processors to a whopping 460.8 GB/s per socket\""
     ),
     platform!(
         "epyc-9005",
         "AMD EPYC 9005 (12-channel DDR5-6000)",
         12,
         6000,
-        "AMD EPYC 9005 series: 12 channels, DDR5-6000 (amd.com)"
+        "https://www.tomshardware.com/pc-components/cpus/leak-suggests-amds-upcoming-turin-zen-5-cpus-will-be-able-to-run-ram-at-6000-mts: \"supports DDR5 speeds of up to 6000 MT/s … only with a Turin CPU inserted\" (a pre-launch leak; 12 channels from the shared SP5 socket)"
     ),
     platform!(
         "xeon-sapphire-rapids",
         "Intel Xeon 4th gen Scalable (8-channel DDR5-4800)",
         8,
         4800,
-        "Intel Xeon Platinum 8480+ (ark.intel.com): 8 channels, DDR5-4800"
+        "https://kitguru.net/page/184/!https:/www.kitguru.net/components/cpu/joao-silva/intel-xeon-emerald-rapids-will-natively-support-ddr5-5600-memory-according-to-leak: \"The Sapphire Rapids platform is limited to DDR5-4800 in 1DPC (DIMM per channel) and 2DPC configurations\""
     ),
     platform!(
         "xeon-emerald-rapids",
         "Intel Xeon 5th gen Scalable (8-channel DDR5-5600)",
         8,
         5600,
-        "Intel Xeon Platinum 8592+ (ark.intel.com): 8 channels, DDR5-5600"
+        "https://wccftech.com/intel-emerald-rapids-5th-gen-xeon-cpu-family-specs-leaked-up-to-64-cores-ddr5-5600-80-gen-5-lanes-350w/: \"support for faster DDR5-5600 (1DPC) … The 8-channel DDR5 memory platform\""
     ),
     platform!(
         "xeon-6-granite-rapids",
-        "Intel Xeon 6 P-core (12-channel DDR5-6400)",
+        "Intel Xeon 6900P (12-channel DDR5-6400)",
         12,
         6400,
-        "Intel Xeon 6980P (ark.intel.com): 12 channels, DDR5-6400"
+        "https://www.tomshardware.com/pc-components/cpus/intel-launches-granite-rapids-xeon-6900p-series-with-120-cores-matches-amd-epycs-core-counts-for-the-first-time-since-2017: \"support for 12 memory channels\"; DDR5-6400: wccftech.com/intel-xeon-6900p-granite-rapids-p-core-launched-128-cores-tackles-amd-epyc-turin \"Up To 6400 MT/s DDR5 Support\""
     ),
 ];
 
 /// The platform named `id` (case-insensitive).
 pub fn platform(id: &str) -> Option<&'static Platform> {
     PLATFORMS.iter().find(|p| p.id.eq_ignore_ascii_case(id.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_platform_names_a_page_or_says_it_has_none() {
+        for p in PLATFORMS {
+            assert!(
+                p.source.starts_with("https://") || p.source.starts_with("unsourced: "),
+                "{}: {}",
+                p.id,
+                p.source
+            );
+            assert_eq!(p.bandwidth_gbs, peak_gbs(p.channels, p.mt_s), "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn peaks_agree_with_the_figures_the_sources_state() {
+        // GB/s as the pages print them (Tom's Hardware, SweClockers).
+        for (id, stated) in [
+            ("epyc-7003", 204.8),
+            ("epyc-9004", 460.8),
+            ("xeon-w-2400", 153.6),
+            ("xeon-w-3400", 307.2),
+        ] {
+            let p = platform(id).unwrap();
+            assert!((p.bandwidth_gbs - stated).abs() < 1e-9, "{id}");
+        }
+        assert!((platform("lpddr5x-8533").unwrap().bandwidth_gbs - 136.528).abs() < 1e-9);
+    }
 }
