@@ -437,3 +437,52 @@ fn a_failed_detection_is_said_in_the_status_bar() {
     app.set_local(&vramfit::detect::Detection::default());
     assert!(app.status.is_none() && app.local.is_none());
 }
+
+/// The machine you have, by keys: `+` on two cards makes a rig the bar is drawn against,
+/// and the planner's rig option is the one `plan --gpu a,b` gives; the RAM row gives the
+/// plan a host, and the card that then holds it says "+ RAM" as `plan --ram` does.
+#[test]
+fn a_rig_and_ram_by_keys_agree_with_plan() {
+    let mut app = fresh_app("default");
+    app.select_model("llama-3.3-70b");
+    let mut sc = app.scenario.clone();
+    sc.weights = WeightPrecision::Q4KM;
+    vramfit::engine::Framework::LlamaCpp.apply(&mut sc);
+    sc.weights = WeightPrecision::Q4KM;
+    app.set_scenario(sc.clone());
+    let (g4090, g3090) = (
+        app.catalog.gpu_index("rtx-4090").unwrap(),
+        app.catalog.gpu_index("rtx-3090").unwrap(),
+    );
+    for g in [g4090, g3090] {
+        app.card_cursor = Some((g, 1));
+        press(&mut app, KeyCode::Char('+'));
+    }
+    assert_eq!(app.rig, vec![(g4090, 1), (g3090, 1)]);
+    let target = app.target().unwrap().clone();
+    assert_eq!(target.rig, app.rig, "the bar is drawn against the rig");
+    let planned =
+        vramfit::engine::rig::plan_rig(app.current_model(), &app.catalog.gpus, &app.rig, &app.scenario);
+    assert_eq!(target.placement, planned.options[0].placement);
+    assert_eq!(target.verdict, planned.options[0].verdict);
+    assert_eq!(target.limits, planned.options[0].limits);
+    app.card_cursor = Some((g3090, 1));
+    press(&mut app, KeyCode::Char('-'));
+    assert_eq!(app.rig, vec![(g4090, 1)]);
+    press(&mut app, KeyCode::Char('-'));
+    assert!(app.rig.is_empty());
+
+    // The RAM row: 64 GB, and the 4090 now holds the plan with layers in RAM.
+    app.focus = Pane::Workload;
+    app.knob = app.knobs().iter().position(|k| *k == Knob::Ram).unwrap();
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Right);
+    }
+    assert_eq!(app.scenario.host.as_ref().map(|h| h.ram_bytes), Some(64e9));
+    let on_4090 = app.find_option(g4090, 1).unwrap();
+    assert!(on_4090.spills() && on_4090.verdict.is_fit());
+    let p = vramfit::engine::plan(app.current_model(), &app.catalog.gpus, &app.scenario, true);
+    let same = p.options.iter().find(|o| o.gpu == g4090 && o.count == 1).unwrap();
+    assert_eq!(on_4090.placement, same.placement);
+    assert_eq!(on_4090.limits, same.limits);
+}

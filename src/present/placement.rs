@@ -38,6 +38,7 @@ pub fn device_lines(gpus: &[Gpu], p: &Placement) -> Vec<String> {
         .map(|(d, name)| {
             let pad = " ".repeat(width - unicode_width::UnicodeWidthStr::width(name.as_str()));
             let held = match (d.kind, p.cpu_moe_layers) {
+                (DeviceKind::Host, _) if p.streamed_bytes_per_card > 0.0 => tr!("placement.host_streamed"),
                 (DeviceKind::Host, k) if k > 0 => tr!(
                     "placement.host_experts",
                     layers = d.layers,

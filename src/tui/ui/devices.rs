@@ -57,6 +57,8 @@ impl Widget for DeviceBars<'_> {
                 match d.kind {
                     DeviceKind::Gpu =>
                         crate::tr!("placement.gpu_layers", layers = d.layers, total = p.total_layers),
+                    DeviceKind::Host if p.streamed_bytes_per_card > 0.0 =>
+                        crate::tr!("placement.host_streamed"),
                     DeviceKind::Host if d.experts_on_host > 0 => crate::tr!(
                         "placement.host_experts",
                         layers = d.layers,
