@@ -644,3 +644,53 @@ fn fit_offers_the_ram_that_lets_it_spill_and_plan_agrees() {
     args.extend(["--ram", less.as_str()]);
     assert_eq!(single(&json(&args))["verdict"], "no");
 }
+
+#[test]
+fn ollama_places_whole_layers_never_experts_and_says_num_gpu() {
+    let model = vramfit::cli::resolve_model(catalog(), "qwen3-30b-a3b", false).unwrap();
+    let mut sc = llama_cpp(WeightPrecision::Q4KM, 32_768, 32.0, Some(89.6));
+    sc.framework = Framework::Ollama;
+    let p = plan(&model, &[gpu("rtx-4060-ti-16gb")], &sc, false);
+    let placed = p.options[0].placement.as_ref().unwrap();
+    assert_eq!(
+        placed.strategy,
+        Strategy::Layers,
+        "Ollama cannot keep experts apart"
+    );
+    assert_eq!(placed.cpu_moe_layers, 0);
+    assert_eq!(
+        placed.runtime_flags,
+        format!("num_gpu {} num_ctx 32768", placed.gpu_layers)
+    );
+}
+
+#[test]
+fn ollama_70b_at_27_of_81_layers_on_a_16_gb_card_decodes_under_its_ceiling() {
+    let runs = offload_runs();
+    let r = run(&runs, "ollama-llama33-70b-q4km-rx7600xt-27of81");
+    let measured = r["decode_tps"].as_float().unwrap();
+    // The RX 7600 XT is not in the catalog yet: 16 GB of GDDR6 at 288 GB/s (AMD's page).
+    let card = Gpu {
+        id: "rx-7600-xt".into(),
+        name: "Radeon RX 7600 XT".into(),
+        memory_gb: 16.0,
+        memory_visible_bytes: Some(16e9),
+        bandwidth_gbs: 288.0,
+        ..gpu("rx-7900-xtx")
+    };
+    let model = vramfit::cli::resolve_model(catalog(), "llama-3.3-70b", false).unwrap();
+    // A Ryzen 5 5600X with DDR4-3200, two channels (the poster's).
+    let ddr4 = vramfit::engine::host::platform("ddr4-3200-dual").unwrap();
+    let mut sc = llama_cpp(WeightPrecision::Q4KM, 2048, 64.0, None);
+    sc.framework = Framework::Ollama;
+    sc.host = Some(Host::new(64.0, None).on_platform(ddr4));
+    sc.pin.gpu_layers = Some(r["ngl"].as_integer().unwrap() as u64);
+    let p = plan(&model, &[card], &sc, false);
+    let o = &p.options[0];
+    assert_eq!(o.placement.as_ref().unwrap().gpu_layers, 27);
+    let ceiling = o.decode_tokens_per_s.unwrap();
+    assert!(
+        measured <= ceiling && measured >= 0.5 * ceiling,
+        "{measured} t/s against a ceiling of {ceiling}"
+    );
+}

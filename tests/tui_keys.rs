@@ -486,3 +486,33 @@ fn a_rig_and_ram_by_keys_agree_with_plan() {
     assert_eq!(on_4090.placement, same.placement);
     assert_eq!(on_4090.limits, same.limits);
 }
+
+/// A box with an RTX 4090 and an RTX 3090: the planner plans the two kinds together as a
+/// rig (each on its own memory), not as one mean card.
+#[test]
+fn mixed_cards_found_here_are_planned_as_a_rig() {
+    let mut app = fresh_app("default");
+    app.select_model("llama-3.3-70b");
+    let card = |index: u32, name: &str, mib: u64, id: &str| vramfit::detect::DetectedGpu {
+        index,
+        name: name.into(),
+        memory_total_bytes: mib * 1_048_576,
+        memory_used_bytes: 0,
+        driver: None,
+        gpu: Some(id.into()),
+        source: "nvidia-smi",
+    };
+    app.set_local(&vramfit::detect::Detection {
+        gpus: vec![
+            card(0, "NVIDIA GeForce RTX 4090", 24564, "rtx-4090"),
+            card(1, "NVIDIA GeForce RTX 3090", 24576, "rtx-3090"),
+        ],
+        ..Default::default()
+    });
+    assert_eq!(app.rig.len(), 2, "two kinds, one card each");
+    let target = app.target().unwrap();
+    assert_eq!(target.rig, app.rig);
+    let placed = target.placement.as_ref().unwrap();
+    let gpus: Vec<&str> = placed.devices.iter().map(|d| d.device.as_str()).collect();
+    assert_eq!(gpus, ["rtx-4090", "rtx-3090"]);
+}

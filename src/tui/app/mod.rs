@@ -241,6 +241,20 @@ impl App {
     /// Take in what detection found: this machine's cards become a card of the catalog
     /// (their reported memory less what is in use) and the default target.
     pub fn set_local(&mut self, found: &crate::detect::Detection) {
+        // Cards of different kinds: each kind on its own numbers, planned together as a rig
+        // (the bar is drawn against it), not as one mean card.
+        if let Ok(kinds) = crate::detect::local_kinds(found, &self.catalog)
+            && kinds.len() > 1
+            && self.local.is_none()
+        {
+            self.rig.clear();
+            for k in kinds {
+                self.catalog.gpus.push(k.gpu);
+                self.rig.push((self.catalog.gpus.len() - 1, k.count));
+            }
+            self.recompute();
+            return;
+        }
         // Cards a tool misreports, or a tool that failed: nothing is planned on them, and
         // the status bar says why (as `vramfit detect` does).
         let local = match crate::detect::local(found, &self.catalog) {
