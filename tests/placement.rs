@@ -694,3 +694,68 @@ fn ollama_70b_at_27_of_81_layers_on_a_16_gb_card_decodes_under_its_ceiling() {
         "{measured} t/s against a ceiling of {ceiling}"
     );
 }
+
+/// The placement counts layers per card arithmetically; here is llama.cpp's own walk
+/// (`get_layer_buft_list`: each layer to the first card whose cumulative split exceeds
+/// (il − i_gpu_start) ÷ ngl), layer by layer, as the oracle.
+#[test]
+fn the_counted_assignment_is_llama_cpps_layer_walk() {
+    use vramfit::engine::placement::layers::{LayerCosts, assign};
+    let model = vramfit::cli::resolve_model(catalog(), "qwen3-30b-a3b", false).unwrap();
+    let mut costs = LayerCosts::of(&model, &llama_cpp(WeightPrecision::Q4KM, 4096, 64.0, None));
+    for (n_layer, first, every) in [(48, 0, 1), (61, 3, 1), (48, 0, 2), (7, 1, 3)] {
+        costs.layers = n_layer;
+        costs.moe_first = first;
+        costs.moe_every = every;
+        for split in [
+            vec![1.0],
+            vec![24.0, 24.0],
+            vec![24.0, 12.0, 8.0],
+            vec![5.0, 1.0, 1.0, 9.0],
+        ] {
+            let sum: f64 = split.iter().sum();
+            for ngl in 0..=n_layer + 1 {
+                for cpu_moe in [0, 1, n_layer / 2, n_layer] {
+                    let s = assign(&costs, &split, ngl, cpu_moe, true);
+                    // The walk.
+                    let start = n_layer.saturating_sub(ngl);
+                    let mut layers = vec![0u64; split.len()];
+                    let mut experts = vec![0u64; split.len()];
+                    let mut host_layers = 0;
+                    for il in 0..=n_layer {
+                        let moe = il < n_layer && il >= first && (il - first + 1) % every == 0;
+                        let on_gpu = il >= start && il - start < ngl;
+                        if on_gpu {
+                            let x = (il - start) as f64 / ngl as f64;
+                            let mut acc = 0.0;
+                            let card = split
+                                .iter()
+                                .position(|w| {
+                                    acc += w / sum;
+                                    acc > x
+                                })
+                                .unwrap_or(split.len() - 1);
+                            layers[card] += 1;
+                            experts[card] += u64::from(moe && il >= cpu_moe);
+                        } else {
+                            host_layers += 1;
+                        }
+                    }
+                    let counted: Vec<u64> = s.cards.iter().map(|c| c.layers).collect();
+                    assert_eq!(counted, layers, "{n_layer} layers, split {split:?}, ngl {ngl}");
+                    assert_eq!(s.host.layers, host_layers);
+                    for (c, e) in s.cards.iter().zip(&experts) {
+                        let repeating = c.layers - u64::from(c.holds_output);
+                        let expected = repeating as f64 * costs.layer_weights
+                            + *e as f64 * costs.layer_experts
+                            + if c.holds_output { costs.output } else { 0.0 };
+                        assert!(
+                            close(c.bytes.weights, expected, 1.0),
+                            "ngl {ngl} cpu_moe {cpu_moe}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -186,7 +186,7 @@ impl Serialize for SignedBytes {
 }
 
 /// The memory a scenario needs, as named segments (only those that apply).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Breakdown {
     pub segments: Vec<Segment>,
     /// Bytes read from memory per generated token (decode); `None` for training.

@@ -370,7 +370,13 @@ impl<'a> Needs<'a> {
             cards: count,
             ..self.scenario.clone()
         };
-        let per_card = super::units::totals_only(|| breakdown_for_count(self.model, &sc, count));
+        // Only the streaming engines place from the breakdown; llama.cpp's and Ollama's
+        // placement sizes each layer itself (and a limit search asks this hundreds of times).
+        let per_card = if super::placement::spill_of(&sc) == Some(super::placement::Spill::Streamed) {
+            super::units::totals_only(|| breakdown_for_count(self.model, &sc, count))
+        } else {
+            Breakdown::default()
+        };
         let rig = [super::placement::Cards {
             gpu,
             count,

@@ -138,14 +138,6 @@ pub struct HostLoad {
     pub kv_read: f64,
 }
 
-/// The first index whose cumulative split exceeds `x` (C++'s `std::upper_bound`).
-fn upper_bound(cumulative: &[f64], x: f64) -> usize {
-    cumulative
-        .iter()
-        .position(|&c| c > x)
-        .unwrap_or(cumulative.len() - 1)
-}
-
 /// Assign the layers as llama.cpp does for `-ngl gpu_layers` and `--n-cpu-moe cpu_moe`
 /// over cards whose split weights are `split`. `embedding_on_host`: the token embedding
 /// stays in RAM (with no host in the plan it is counted on the first card, as the GPU-only
@@ -157,70 +149,66 @@ pub fn assign(
     cpu_moe: u64,
     embedding_on_host: bool,
 ) -> LayerSplit {
+    // Counted, not walked: a limit search places a plan hundreds of times.
     let n_layer = costs.layers;
-    let ngl = gpu_layers.min(n_layer + 1);
+    let ngl = if split.is_empty() {
+        0
+    } else {
+        gpu_layers.min(n_layer + 1)
+    };
     let start = n_layer.saturating_sub(ngl);
+    let cpu_moe = cpu_moe.min(n_layer);
     let sum: f64 = split.iter().sum::<f64>().max(f64::MIN_POSITIVE);
-    let mut acc = 0.0;
-    let cumulative: Vec<f64> = split
-        .iter()
-        .map(|s| {
-            acc += s / sum;
-            acc
-        })
-        .collect();
+    // MoE layers below layer `x`: the leading dense ones, then every `every`-th.
+    let moe_below = |x: u64| -> u64 {
+        if costs.moe && x > costs.moe_first {
+            (x - costs.moe_first) / costs.moe_every
+        } else {
+            0
+        }
+    };
+    // The GPU slots k = il − start (k < ngl) go to the first card whose cumulative share
+    // exceeds k ÷ ngl: card i takes k in [ceil(c_{i−1}·ngl), ceil(c_i·ngl)).
     let mut cards = vec![CardLoad::default(); split.len()];
-    let mut host = HostLoad::default();
-    let mut held_experts = 0u64;
-    for il in 0..=n_layer {
-        let on_gpu = il >= start && il - start < ngl && !cards.is_empty();
-        let is_output = il == n_layer;
-        let (weights, read, kv, kv_read) = if is_output {
-            (costs.output, costs.output, 0.0, 0.0)
+    let mut acc = 0.0;
+    let mut from = 0u64;
+    for (i, c) in cards.iter_mut().enumerate() {
+        acc += split[i] / sum;
+        let to = if i + 1 == split.len() {
+            ngl
         } else {
-            (
-                costs.layer_weights,
-                costs.layer_weights,
-                costs.layer_kv,
-                costs.layer_kv_read,
-            )
+            ((acc * ngl as f64).ceil() as u64).clamp(from, ngl)
         };
-        let moe = !is_output && costs.is_moe_layer(il);
-        let experts_here = moe && il >= cpu_moe;
-        let (ew, er) = if moe {
-            (costs.layer_experts, costs.layer_experts_read)
-        } else {
-            (0.0, 0.0)
-        };
-        if moe && !experts_here {
-            // The experts of this layer stay in RAM whichever device runs the layer.
-            host.bytes.weights += ew;
-            host.weights_read += er;
-            held_experts += 1;
-        }
-        let (w, r) = if experts_here {
-            (weights + ew, read + er)
-        } else {
-            (weights, read)
-        };
-        if on_gpu {
-            let i = upper_bound(&cumulative, (il - start) as f64 / ngl as f64);
-            let c = &mut cards[i];
-            c.layers += 1;
-            c.holds_output |= is_output;
-            c.bytes.weights += w;
-            c.bytes.kv_cache += kv;
-            c.weights_read += r;
-            c.kv_read += kv_read;
-        } else {
-            host.layers += 1;
-            host.bytes.weights += w;
-            host.bytes.kv_cache += kv;
-            host.weights_read += r;
-            host.kv_read += kv_read;
-        }
+        // Layers start+from .. start+to; the slot ngl−1 is the output layer when ngl > n_layer.
+        let (a, b) = (start + from, start + to);
+        let holds_output = ngl > n_layer && to == ngl && to > from;
+        let repeating = (b.min(n_layer)).saturating_sub(a);
+        let moe = moe_below(b.min(n_layer)) - moe_below(a.min(n_layer));
+        let moe_held_here = moe - (moe_below(b.min(cpu_moe).max(a)) - moe_below(a.min(cpu_moe).max(a)));
+        let output = if holds_output { costs.output } else { 0.0 };
+        c.layers = repeating + u64::from(holds_output);
+        c.holds_output = holds_output;
+        c.bytes.weights =
+            repeating as f64 * costs.layer_weights + moe_held_here as f64 * costs.layer_experts + output;
+        c.bytes.kv_cache = repeating as f64 * costs.layer_kv;
+        c.weights_read =
+            repeating as f64 * costs.layer_weights + moe_held_here as f64 * costs.layer_experts_read + output;
+        c.kv_read = repeating as f64 * costs.layer_kv_read;
+        from = to;
     }
-    host.experts_layers = held_experts;
+    let mut host = HostLoad::default();
+    let output_on_host = ngl <= n_layer;
+    let output = if output_on_host { costs.output } else { 0.0 };
+    // Experts in RAM: every MoE layer the CPU runs, and those of the first `cpu_moe` layers.
+    let host_experts = moe_below(start.max(cpu_moe));
+    host.layers = start + u64::from(output_on_host);
+    host.experts_layers = moe_below(cpu_moe);
+    host.bytes.weights =
+        start as f64 * costs.layer_weights + host_experts as f64 * costs.layer_experts + output;
+    host.bytes.kv_cache = start as f64 * costs.layer_kv;
+    host.weights_read =
+        start as f64 * costs.layer_weights + host_experts as f64 * costs.layer_experts_read + output;
+    host.kv_read = start as f64 * costs.layer_kv_read;
     let peak = |layers: u64, output: bool| match (layers, output) {
         (0, _) => 0.0,
         (_, true) => costs.peaks.attention.max(costs.peaks.output),
@@ -230,8 +218,7 @@ pub fn assign(
         c.bytes.activations = peak(c.layers, c.holds_output);
         c.bytes.overhead = costs.card_overhead;
     }
-    let host_has_output = host.layers > 0 && ngl <= n_layer;
-    host.bytes.activations = peak(host.layers, host_has_output);
+    host.bytes.activations = peak(host.layers, output_on_host && host.layers > 0);
     if embedding_on_host || cards.is_empty() {
         host.bytes.weights += costs.embedding;
     } else {
@@ -331,12 +318,21 @@ pub fn best(
         }
         cpu_moe = n;
     }
-    // Fewer layers on the GPUs, from the top: the first count every device holds.
-    for ngl in (0..all).rev() {
+    // Fewer layers on the GPUs: the most the cards hold. A card's load never falls as
+    // layers are added (each card's share of the split only grows), so bisection finds it;
+    // the host then holds the rest, or nothing fewer would help it.
+    let cards_hold = |ngl: u64| {
         let s = try_at(ngl, cpu_moe);
-        if fits(&s) {
-            return s;
-        }
+        s.cards.iter().zip(&usable).all(|(c, u)| c.bytes.total() <= *u)
+    };
+    let (mut lo, mut hi) = (0, all);
+    if !cards_hold(0) {
+        return try_at(0, cpu_moe);
     }
-    try_at(0, cpu_moe)
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if cards_hold(mid) { lo = mid } else { hi = mid }
+    }
+    // The most the cards hold; when the host cannot take the rest, this shows its shortfall.
+    try_at(lo, cpu_moe)
 }
