@@ -74,10 +74,17 @@ pub fn run(mut app: App, detect: bool) -> color_eyre::Result<()> {
 
 /// This machine's GPUs, looked for beside the first frame, never before it: `send` gets
 /// the answer on a thread of its own.
-fn spawn_detection(app: &App, send: impl FnOnce(crate::detect::Detection) + Send + 'static) {
+fn spawn_detection(app: &App, send: impl FnOnce(Found) + Send + 'static) {
     let catalog = app.catalog.clone();
-    std::thread::spawn(move || send(crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT)));
+    std::thread::spawn(move || {
+        let cards = crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT);
+        let host = crate::detect::this_host(crate::detect::TOOL_TIMEOUT).map(|(h, _)| h);
+        send((cards, host))
+    });
 }
+
+/// What detection found: the cards, and the host's RAM (and platform) beside them.
+type Found = (crate::detect::Detection, Option<crate::engine::host::Host>);
 
 /// Carry out `events`; whether anything visible changed.
 fn dispatch(app: &mut App, events: &[Event]) -> bool {
@@ -101,7 +108,7 @@ enum Wake {
     /// The terminal's input ended (the terminal went away).
     Closed,
     Resize,
-    Detected(crate::detect::Detection),
+    Detected(Found),
     /// What this machine holds (the cache, the models folders), listed on a thread.
     Local(Vec<crate::engine::Model>),
 }
@@ -180,8 +187,9 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
                 let (w, h) = crossterm::terminal::size()?;
                 vec![Event::Resize(w, h)]
             }
-            Some(Wake::Detected(d)) => {
+            Some(Wake::Detected((d, host))) => {
                 app.set_local(&d);
+                app.set_detected_host(host);
                 terminal.draw(|f| ui::view(f, app))?;
                 continue;
             }
@@ -217,8 +225,9 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
         // nothing animates, so an idle planner uses no CPU.
         if let Some(rx) = &found {
             match rx.try_recv() {
-                Ok(d) => {
+                Ok((d, host)) => {
                     app.set_local(&d);
+                    app.set_detected_host(host);
                     found = None;
                     terminal.draw(|f| ui::view(f, app))?;
                     continue;

@@ -240,6 +240,17 @@ impl App {
 
     /// Take in what detection found: this machine's cards become a card of the catalog
     /// (their reported memory less what is in use) and the default target.
+    /// This machine's RAM, found beside its cards: the plan for this machine may spill into
+    /// it (the RAM row shows it; turning it to "off" plans VRAM alone). Taken only when cards
+    /// were found and the plan has no RAM set yet.
+    pub fn set_detected_host(&mut self, host: Option<crate::engine::host::Host>) {
+        let planning_here = self.local.is_some() || !self.rig.is_empty();
+        if let Some(h) = host.filter(|_| planning_here && self.scenario.host.is_none()) {
+            self.scenario.host = Some(h);
+            self.recompute();
+        }
+    }
+
     pub fn set_local(&mut self, found: &crate::detect::Detection) {
         // Cards of different kinds: each kind on its own numbers, planned together as a rig
         // (the bar is drawn against it), not as one mean card.
