@@ -136,6 +136,23 @@ fn a_70b_q4_k_m_on_one_24_gb_card_and_64_gb_of_ram_by_hand() {
         1e-3
     ));
     assert_eq!(placed.runtime_flags, "-ngl 43 -c 4096");
+    // Prefill of the 1,024-token prompt: the card computes every layer (its own, and the
+    // RAM's as llama.cpp offloads large batches), copying the RAM's weights over PCIe for
+    // each of the two n_ubatch passes.
+    let flops = card.bf16_tflops.unwrap() * 1e12;
+    let active = model.params().active as f64;
+    let crossing = h.parts.weights - EMBEDDING_70B * BYTES_PER_PARAM;
+    let prefill = 2.0 * active * 1024.0 / flops + 2.0 * crossing / 32e9;
+    assert!(
+        close(s.prefill_seconds.unwrap(), prefill, 1e-9),
+        "{:?} vs {prefill}",
+        s.prefill_seconds
+    );
+    assert_eq!(
+        o.roofline.unwrap().prefill_seconds,
+        s.prefill_seconds,
+        "the option's TTFT is the placement's"
+    );
 }
 
 #[test]

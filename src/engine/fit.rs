@@ -256,6 +256,7 @@ pub fn evaluate(
             roof.map(|r| Roofline {
                 per_stream: s.tokens_per_s,
                 aggregate: s.aggregate_tokens_per_s,
+                prefill_seconds: s.prefill_seconds,
                 ..r
             })
         }),

@@ -154,6 +154,7 @@ pub fn plan_rig(model: &Model, gpus: &[Gpu], rig: &[(usize, u32)], sc: &Scenario
         if let Some(r) = &mut o.roofline {
             r.per_stream = s.tokens_per_s;
             r.aggregate = s.aggregate_tokens_per_s;
+            r.prefill_seconds = s.prefill_seconds;
         }
     }
     o.limits = if o.verdict.is_fit() {

@@ -141,7 +141,19 @@ pub fn placement_text(gpus: &[Gpu], scenario: &Scenario, o: &FitOption) -> Optio
         s += &format!("  {line}\n");
     }
     match speed_line(p) {
-        Some(line) => s += &format!("  {line}\n"),
+        Some(line) => {
+            s += &format!("  {line}\n");
+            if let Some(t) = p.speed.as_ref().and_then(|x| x.prefill_seconds) {
+                s += &format!(
+                    "  {}\n",
+                    tr!(
+                        "placement.prefill",
+                        seconds = format!("{t:.2}"),
+                        prompt = crate::engine::units::group_thousands(scenario.prompt as i64)
+                    )
+                );
+            }
+        }
         None if p.offloads()
             && p.host().is_some_and(|h| h.bytes > 0.0)
             && scenario.host.as_ref().is_some_and(|h| h.bandwidth_gbs.is_none()) =>

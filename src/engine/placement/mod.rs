@@ -331,6 +331,50 @@ fn place_layers(r: &Request, experts: bool) -> Placement {
         (false, _) => Strategy::Layers,
     };
     let flags = flags::layers(sc, &split, costs.layers, experts);
+    let mut speed = speed::from_parts(step, sc.batch);
+    if let Some(s) = &mut speed {
+        // Each card computes its layers; what RAM holds is computed by the fastest card,
+        // its weights copied over PCIe for each pass of n_ubatch tokens. A unified machine
+        // computes it where it lies.
+        let fp8 = sc.weights == super::precision::WeightPrecision::Fp8;
+        let total = costs.total_layers() as f64;
+        let mut shares: Vec<(f64, Option<f64>)> = Vec::new();
+        let mut card = 0usize;
+        for c in r.rig {
+            let held: u64 = split.cards[card..card + c.count as usize]
+                .iter()
+                .map(|l| l.layers)
+                .sum();
+            card += c.count as usize;
+            shares.push((held as f64 / total, super::serving::peak_flops(c.gpu, fp8)));
+        }
+        let fastest = r
+            .rig
+            .iter()
+            .filter_map(|c| super::serving::peak_flops(c.gpu, fp8))
+            .fold(None, |a: Option<f64>, f| Some(a.map_or(f, |a| a.max(f))));
+        shares.push((split.host.layers as f64 / total, fastest));
+        // The token embedding is only looked up (one row a token): it never crosses.
+        let streamed = if all_unified || room.is_none() {
+            0.0
+        } else {
+            (host_load.bytes.weights - costs.embedding).max(0.0)
+        };
+        let pcie = r
+            .rig
+            .iter()
+            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
+            .fold(f64::INFINITY, f64::min)
+            * 1e9;
+        s.prefill_seconds = speed::prefill_seconds(
+            r.model.params().active as f64,
+            sc.prompt,
+            &shares,
+            streamed,
+            sc.ubatch,
+            pcie,
+        );
+    }
     Placement {
         strategy,
         devices,
@@ -339,7 +383,7 @@ fn place_layers(r: &Request, experts: bool) -> Placement {
         cpu_moe_layers: split.cpu_moe,
         streamed_bytes_per_card: 0.0,
         runtime_flags: flags,
-        speed: speed::from_parts(step, sc.batch),
+        speed,
     }
 }
 
@@ -417,6 +461,31 @@ fn place_streamed(r: &Request) -> Placement {
             step.push(speed::part("PCIe", streamed, Some(pcie * 1e9)));
         }
     }
+    let mut speed = speed::from_parts(step, sc.batch);
+    if let Some(s) = &mut speed {
+        // Tensor parallel over the slowest card's compute, and each forward pass (a chunk
+        // of max_num_batched_tokens) copies the streamed weights again.
+        let fp8 = sc.weights == super::precision::WeightPrecision::Fp8;
+        let flops = r
+            .rig
+            .iter()
+            .map(|c| super::serving::peak_flops(c.gpu, fp8))
+            .try_fold(f64::INFINITY, |a, f| f.map(|f| a.min(f)));
+        let pcie = r
+            .rig
+            .iter()
+            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
+            .fold(f64::INFINITY, f64::min)
+            * 1e9;
+        s.prefill_seconds = speed::prefill_seconds(
+            r.model.params().active as f64 / f64::from(count.max(1)),
+            sc.prompt,
+            &[(1.0, flops)],
+            streamed,
+            sc.max_batched_tokens,
+            pcie,
+        );
+    }
     Placement {
         strategy: if streamed > 0.0 {
             Strategy::Streamed
@@ -429,7 +498,7 @@ fn place_streamed(r: &Request) -> Placement {
         cpu_moe_layers: 0,
         streamed_bytes_per_card: streamed,
         runtime_flags: flags::streamed(sc, count, streamed),
-        speed: speed::from_parts(step, sc.batch),
+        speed,
     }
 }
 

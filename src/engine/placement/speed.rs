@@ -28,6 +28,10 @@ pub struct PlacedSpeed {
     pub parts: Vec<StepPart>,
     /// The part that takes longest: what bounds the speed.
     pub bound: String,
+    /// Time to first token for the prompt under this placement: each device computes its
+    /// layers, and what RAM holds crosses PCIe to a GPU for every prefill pass; `None` when
+    /// a card's compute is unknown.
+    pub prefill_seconds: Option<f64>,
 }
 
 /// The ceiling from the parts of one step, for `batch` sequences; `None` when a part's
@@ -56,6 +60,7 @@ pub fn from_parts(parts: Vec<StepPart>, batch: u64) -> Option<PlacedSpeed> {
         seconds_per_step: seconds,
         parts,
         bound,
+        prefill_seconds: None,
     })
 }
 
@@ -68,4 +73,30 @@ pub fn part(device: impl Into<String>, bytes: f64, bytes_per_s: Option<f64>) -> 
         bytes_per_s: rate,
         seconds: if rate > 0.0 { bytes / rate } else { f64::NAN },
     }
+}
+
+/// Prefill of `prompt` tokens under a placement: 2 FLOPs per active parameter per token on
+/// the device that computes each share of the layers (`shares`: fraction of the layers and
+/// that device's FLOP/s), plus `streamed_bytes` copied over PCIe once per prefill pass of
+/// `pass_tokens` (llama.cpp runs a large batch of a CPU layer on the GPU, copying its
+/// weights, `GGML_OP_OFFLOAD_MIN_BATCH`; vLLM copies its offloaded weights every forward).
+pub fn prefill_seconds(
+    active_params: f64,
+    prompt: u64,
+    shares: &[(f64, Option<f64>)],
+    streamed_bytes: f64,
+    pass_tokens: u64,
+    pcie_bytes_per_s: f64,
+) -> Option<f64> {
+    let mut t = 0.0;
+    for (fraction, flops) in shares {
+        if *fraction > 0.0 {
+            t += fraction * 2.0 * active_params * prompt as f64 / (*flops)?;
+        }
+    }
+    let passes = prompt.div_ceil(pass_tokens.max(1)) as f64;
+    if streamed_bytes > 0.0 && pcie_bytes_per_s > 0.0 {
+        t += passes * streamed_bytes / pcie_bytes_per_s;
+    }
+    Some(t)
 }
