@@ -161,12 +161,27 @@ fn run_plan(
             "--sort finish needs --train-tokens N (and a training --method)".into(),
         ));
     }
+    let include_combos =
+        !args.no_combos && !args.here && args.gpu.as_deref().is_none_or(|g| !g.contains(['+', ',']));
+    // The text table shows one row per card (unless --all): only those rows' limits are
+    // solved, the searches being most of a plan's cost (the JSON and Markdown carry all).
+    let text_rows_only = !args.json && !args.markdown && !args.all;
+    let rows_shown = |options: &[crate::engine::FitOption]| crate::engine::rank::one_row_per_card(options);
     let mut plan = if rig.is_empty() {
-        plan(
+        use crate::engine::plan::{Scope, Solve, plan_in};
+        plan_in(
             &model,
             &gpus,
             &scenario,
-            !args.no_combos && !args.here && args.gpu.as_deref().is_none_or(|g| !g.contains(['+', ','])),
+            &Scope {
+                include_combos,
+                limits: if text_rows_only {
+                    Solve::Rows(&rows_shown)
+                } else {
+                    Solve::All
+                },
+                cards: &|_| true,
+            },
         )
     } else {
         crate::engine::rig::plan_rig(&model, &gpus, &rig, &scenario)
