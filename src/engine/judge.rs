@@ -361,6 +361,28 @@ impl<'a> Needs<'a> {
         context: u64,
         batch: u64,
     ) -> Option<super::placement::Placement> {
+        self.placing(gpu, count, context, batch, super::placement::place)
+    }
+
+    /// [`Needs::placed_at`]'s verdict only (no names, flags or speed), for the limit searches.
+    fn placed_check_at(
+        &self,
+        gpu: &Gpu,
+        count: u32,
+        context: u64,
+        batch: u64,
+    ) -> Option<super::placement::Check> {
+        self.placing(gpu, count, context, batch, super::placement::check)
+    }
+
+    fn placing<T>(
+        &self,
+        gpu: &Gpu,
+        count: u32,
+        context: u64,
+        batch: u64,
+        with: fn(&super::placement::Request) -> T,
+    ) -> Option<T> {
         if !may_spill(self.scenario, gpu) {
             return None;
         }
@@ -383,7 +405,7 @@ impl<'a> Needs<'a> {
             usable: usable_per_card(gpu, count, self.scenario),
         }];
         Some(super::units::totals_only(|| {
-            super::placement::place(&super::placement::Request {
+            with(&super::placement::Request {
                 model: self.model,
                 scenario: &sc,
                 rig: &rig,
@@ -402,9 +424,9 @@ impl<'a> Needs<'a> {
         alone
             || (may_spill(sc, gpu)
                 && !(comfortable && j.fits())
-                && self
-                    .placed_at(gpu, count, context, batch)
-                    .is_some_and(|p| p.fits() && (!comfortable || placed_comfortably(&p, sc))))
+                && self.placed_check_at(gpu, count, context, batch).is_some_and(|c| {
+                    c.fits && (!comfortable || !is_tight(sc.tight_rule, 1, c.host_bytes, c.host_free))
+                }))
     }
 
     /// Remember a need already computed (the plan's own breakdowns).

@@ -14,13 +14,14 @@
 
 mod flags;
 pub mod layers;
+mod runs;
 pub mod speed;
 pub mod stream;
 
 use serde::Serialize;
 
 use super::breakdown::{Breakdown, whole_bytes};
-use super::gpu::{Gpu, pcie_p2p_gbs};
+use super::gpu::Gpu;
 use super::host::Host;
 use super::model::Model;
 use super::scenario::Scenario;
@@ -234,271 +235,9 @@ pub struct Request<'a> {
 /// scenario has no host to spill into or its runtime cannot.
 pub fn place(r: &Request) -> Placement {
     match spill_of(r.scenario) {
-        Some(Spill::LayersOrExperts) => place_layers(r, true),
-        Some(Spill::Layers) => place_layers(r, false),
-        _ => place_streamed(r),
-    }
-}
-
-fn place_layers(r: &Request, experts: bool) -> Placement {
-    let sc = r.scenario;
-    let whole = Scenario {
-        cards: 1,
-        ..sc.clone()
-    };
-    let costs = layers::LayerCosts::of(r.model, &whole);
-    let room = host_room(r.host, r.rig);
-    let split = layers::best(&costs, r.rig, room.as_ref(), sc.pin, experts);
-    let mut unified = Vec::new();
-    for c in r.rig {
-        unified.extend(std::iter::repeat_n(is_unified(c.gpu), c.count as usize));
-    }
-    let mut devices = Vec::new();
-    let mut step = Vec::new();
-    let mut card = 0usize;
-    for c in r.rig {
-        let loads = &split.cards[card..card + c.count as usize];
-        card += c.count as usize;
-        let fullest = loads
-            .iter()
-            .max_by(|a, b| a.bytes.total().total_cmp(&b.bytes.total()))
-            .copied()
-            .unwrap_or_default();
-        let layers: u64 = loads.iter().map(|l| l.layers).sum();
-        devices.push(DevicePart {
-            device: c.gpu.id.clone(),
-            kind: DeviceKind::Gpu,
-            count: c.count,
-            layers,
-            experts_on_host: 0,
-            bytes: fullest.bytes.total(),
-            capacity_bytes: c.usable,
-            free_bytes: c.usable - fullest.bytes.total(),
-            parts: fullest.bytes,
-        });
-        let read: f64 = loads
-            .iter()
-            .map(|l| l.weights_read + l.kv_read * sc.batch.max(1) as f64)
-            .sum();
-        step.push(speed::part(
-            c.gpu.name.clone(),
-            read,
-            Some(c.gpu.bandwidth_bytes_per_s()).filter(|b| *b > 0.0),
-        ));
-    }
-    let host_load = split.host;
-    if let Some(h) = &room {
-        let capacity = layers::host_free(h, &split, &unified);
-        devices.push(DevicePart {
-            device: "host".into(),
-            kind: DeviceKind::Host,
-            count: 1,
-            layers: host_load.layers,
-            experts_on_host: host_load.experts_layers,
-            bytes: host_load.bytes.total(),
-            capacity_bytes: capacity,
-            free_bytes: capacity - host_load.bytes.total(),
-            parts: host_load.bytes,
-        });
-        step.push(speed::part(
-            "host RAM",
-            host_load.weights_read + host_load.kv_read * sc.batch.max(1) as f64,
-            h.bandwidth_bytes_per_s,
-        ));
-    }
-    // Hidden states cross PCIe where the token moves between devices: once per change of
-    // device along the layers, and twice per layer whose experts run on the CPU (f32).
-    let on_gpu_devices = split.cards.iter().filter(|c| c.layers > 0).count() as f64;
-    let hops = (on_gpu_devices - 1.0).max(0.0)
-        + f64::from(u8::from(host_load.layers > 0 && on_gpu_devices > 0.0))
-        + 2.0 * host_load.experts_layers.saturating_sub(host_load.layers) as f64;
-    let all_unified = unified.iter().all(|u| *u);
-    if hops > 0.0 && !all_unified {
-        let pcie = r
-            .rig
-            .iter()
-            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-            .fold(f64::INFINITY, f64::min);
-        step.push(speed::part(
-            "PCIe",
-            hops * costs.hidden * 4.0 * sc.batch.max(1) as f64,
-            Some(pcie * 1e9),
-        ));
-    }
-    let strategy = match (split.gpu_layers == costs.total_layers(), split.cpu_moe > 0) {
-        (true, false) => Strategy::AllOnGpu,
-        (true, true) => Strategy::Experts,
-        (false, _) => Strategy::Layers,
-    };
-    let flags = flags::layers(sc, &split, costs.layers, experts);
-    let mut speed = speed::from_parts(step, sc.batch);
-    if let Some(s) = &mut speed {
-        // Each card computes its layers; what RAM holds is computed by the fastest card,
-        // its weights copied over PCIe for each pass of n_ubatch tokens. A unified machine
-        // computes it where it lies.
-        let fp8 = sc.weights == super::precision::WeightPrecision::Fp8;
-        let total = costs.total_layers() as f64;
-        let mut shares: Vec<(f64, Option<f64>)> = Vec::new();
-        let mut card = 0usize;
-        for c in r.rig {
-            let held: u64 = split.cards[card..card + c.count as usize]
-                .iter()
-                .map(|l| l.layers)
-                .sum();
-            card += c.count as usize;
-            shares.push((held as f64 / total, super::serving::peak_flops(c.gpu, fp8)));
-        }
-        let fastest = r
-            .rig
-            .iter()
-            .filter_map(|c| super::serving::peak_flops(c.gpu, fp8))
-            .fold(None, |a: Option<f64>, f| Some(a.map_or(f, |a| a.max(f))));
-        shares.push((split.host.layers as f64 / total, fastest));
-        // The token embedding is only looked up (one row a token): it never crosses.
-        let streamed = if all_unified || room.is_none() {
-            0.0
-        } else {
-            (host_load.bytes.weights - costs.embedding).max(0.0)
-        };
-        let pcie = r
-            .rig
-            .iter()
-            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-            .fold(f64::INFINITY, f64::min)
-            * 1e9;
-        s.prefill_seconds = speed::prefill_seconds(
-            r.model.params().active as f64,
-            sc.prompt,
-            &shares,
-            streamed,
-            sc.ubatch,
-            pcie,
-        );
-    }
-    Placement {
-        strategy,
-        devices,
-        gpu_layers: split.gpu_layers,
-        total_layers: costs.total_layers(),
-        cpu_moe_layers: split.cpu_moe,
-        streamed_bytes_per_card: 0.0,
-        runtime_flags: flags,
-        speed,
-    }
-}
-
-fn place_streamed(r: &Request) -> Placement {
-    let sc = r.scenario;
-    let count: u32 = r.rig.iter().map(|c| c.count).sum();
-    // Tensor parallel gives every card an equal share: the smallest card bounds it.
-    let usable = r.rig.iter().map(|c| c.usable).fold(f64::INFINITY, f64::min);
-    // Streaming engines spill only into a host the plan was given (they do not run on a
-    // unified-memory machine's own pool).
-    let room = r
-        .host
-        .and(host_room(r.host, r.rig))
-        .filter(|_| spill_of(sc).is_some());
-    let streamed = match room {
-        Some(_) => stream::offload_per_card(r.per_card, usable),
-        None => Some(0.0),
-    };
-    let fits_weights = streamed.is_some();
-    let streamed = streamed.unwrap_or(0.0);
-    let bytes = stream::card_bytes(r.per_card, streamed);
-    let mut devices: Vec<DevicePart> = r
-        .rig
-        .iter()
-        .map(|c| DevicePart {
-            device: c.gpu.id.clone(),
-            kind: DeviceKind::Gpu,
-            count: c.count,
-            layers: r.model.arch.layers,
-            experts_on_host: 0,
-            bytes: bytes.total(),
-            capacity_bytes: c.usable,
-            free_bytes: if fits_weights { usable } else { 0.0 } - bytes.total(),
-            parts: bytes,
-        })
-        .collect();
-    let mut step = Vec::new();
-    if let Some(w) = r.work {
-        let n = f64::from(count.max(1));
-        let b = sc.batch.max(1) as f64;
-        let slowest = r
-            .rig
-            .iter()
-            .map(|c| c.gpu.bandwidth_bytes_per_s())
-            .fold(f64::INFINITY, f64::min);
-        let name = r.rig.first().map_or(String::new(), |c| c.gpu.name.clone());
-        step.push(speed::part(
-            name,
-            (w.weights_bytes + w.kv_bytes_per_sequence * b) / n,
-            Some(slowest).filter(|s| s.is_finite() && *s > 0.0),
-        ));
-    }
-    if let Some(h) = &room {
-        let held = streamed * f64::from(count);
-        devices.push(DevicePart {
-            device: "host".into(),
-            kind: DeviceKind::Host,
-            count: 1,
-            layers: 0,
-            experts_on_host: 0,
-            bytes: held,
-            capacity_bytes: h.ram_bytes,
-            free_bytes: h.ram_bytes - held,
-            parts: DeviceBytes {
-                weights: held,
-                ..DeviceBytes::default()
-            },
-        });
-        if streamed > 0.0 {
-            let pcie = r
-                .rig
-                .iter()
-                .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-                .fold(f64::INFINITY, f64::min);
-            step.push(speed::part("PCIe", streamed, Some(pcie * 1e9)));
-        }
-    }
-    let mut speed = speed::from_parts(step, sc.batch);
-    if let Some(s) = &mut speed {
-        // Tensor parallel over the slowest card's compute, and each forward pass (a chunk
-        // of max_num_batched_tokens) copies the streamed weights again.
-        let fp8 = sc.weights == super::precision::WeightPrecision::Fp8;
-        let flops = r
-            .rig
-            .iter()
-            .map(|c| super::serving::peak_flops(c.gpu, fp8))
-            .try_fold(f64::INFINITY, |a, f| f.map(|f| a.min(f)));
-        let pcie = r
-            .rig
-            .iter()
-            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-            .fold(f64::INFINITY, f64::min)
-            * 1e9;
-        s.prefill_seconds = speed::prefill_seconds(
-            r.model.params().active as f64 / f64::from(count.max(1)),
-            sc.prompt,
-            &[(1.0, flops)],
-            streamed,
-            sc.max_batched_tokens,
-            pcie,
-        );
-    }
-    Placement {
-        strategy: if streamed > 0.0 {
-            Strategy::Streamed
-        } else {
-            Strategy::AllOnGpu
-        },
-        devices,
-        gpu_layers: r.model.arch.layers,
-        total_layers: r.model.arch.layers,
-        cpu_moe_layers: 0,
-        streamed_bytes_per_card: streamed,
-        runtime_flags: flags::streamed(sc, count, streamed),
-        speed,
+        Some(Spill::LayersOrExperts) => runs::place_layers(r, true),
+        Some(Spill::Layers) => runs::place_layers(r, false),
+        _ => runs::place_streamed(r),
     }
 }
 
@@ -565,5 +304,67 @@ pub fn gpu_only(
         streamed_bytes_per_card: 0.0,
         runtime_flags: flags,
         speed: None,
+    }
+}
+
+/// What a limit search needs of a placement: whether it holds, and what the host keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Check {
+    pub fits: bool,
+    /// Something lives in host memory that a GPU-only run would keep on a card.
+    pub offloads: bool,
+    pub host_bytes: f64,
+    pub host_free: f64,
+}
+
+/// [`place`]'s verdict without the words: no device names, flags or speed (a limit search
+/// places a plan hundreds of times).
+pub fn check(r: &Request) -> Check {
+    let sc = r.scenario;
+    match spill_of(sc) {
+        Some(spill @ (Spill::LayersOrExperts | Spill::Layers)) => {
+            let whole = Scenario {
+                cards: 1,
+                ..sc.clone()
+            };
+            let costs = layers::LayerCosts::of(r.model, &whole);
+            let room = host_room(r.host, r.rig);
+            let split = layers::best(
+                &costs,
+                r.rig,
+                room.as_ref(),
+                sc.pin,
+                spill == Spill::LayersOrExperts,
+            );
+            let mut usable = Vec::new();
+            let mut unified = Vec::new();
+            for c in r.rig {
+                usable.extend(std::iter::repeat_n(c.usable, c.count as usize));
+                unified.extend(std::iter::repeat_n(is_unified(c.gpu), c.count as usize));
+            }
+            let cards_fit = split
+                .cards
+                .iter()
+                .zip(&usable)
+                .all(|(c, u)| c.bytes.total() <= *u);
+            let host_bytes = split.host.bytes.total();
+            let host_free = room.map_or(0.0, |h| layers::host_free(&h, &split, &unified)) - host_bytes;
+            Check {
+                fits: cards_fit && host_free >= 0.0,
+                offloads: split.gpu_layers < costs.total_layers() || split.cpu_moe > 0,
+                host_bytes,
+                host_free,
+            }
+        }
+        _ => {
+            let p = runs::place_streamed(r);
+            let h = p.host();
+            Check {
+                fits: p.fits(),
+                offloads: p.offloads(),
+                host_bytes: h.map_or(0.0, |h| h.bytes),
+                host_free: h.map_or(0.0, |h| h.free_bytes),
+            }
+        }
     }
 }
