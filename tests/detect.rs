@@ -129,6 +129,63 @@ fn one_rtx_4090() {
     assert_eq!(o["usable_bytes"], 22_728_966_930u64);
 }
 
+/// GeForce cards under the names and totals nvidia-smi prints for them in public run logs
+/// (`--query-gpu=name,memory.total`): each is its catalog card, the two 3080s told apart by
+/// their memory; the cards the catalog lacks are none of its cards.
+#[test]
+fn geforce_cards_as_nvidia_smi_names_them() {
+    let cards: [(&str, u64, Option<&str>); 24] = [
+        ("NVIDIA GeForce RTX 3080", 10240, Some("rtx-3080-10gb")),
+        ("NVIDIA GeForce RTX 3080", 12288, Some("rtx-3080-12gb")),
+        ("NVIDIA GeForce RTX 3080 Ti", 12288, Some("rtx-3080-ti")),
+        ("NVIDIA GeForce RTX 3090 Ti", 24564, Some("rtx-3090-ti")),
+        ("NVIDIA GeForce RTX 4060 Ti", 8188, Some("rtx-4060-ti-8gb")),
+        ("NVIDIA GeForce RTX 4070", 12282, Some("rtx-4070")),
+        ("NVIDIA GeForce RTX 4070 SUPER", 12282, Some("rtx-4070-super")),
+        ("NVIDIA GeForce RTX 4070 Ti", 12282, Some("rtx-4070-ti")),
+        (
+            "NVIDIA GeForce RTX 4070 Ti SUPER",
+            16376,
+            Some("rtx-4070-ti-super"),
+        ),
+        ("NVIDIA GeForce RTX 4080", 16376, Some("rtx-4080")),
+        ("NVIDIA GeForce RTX 4080 SUPER", 16376, Some("rtx-4080-super")),
+        ("NVIDIA GeForce RTX 4090 D", 24564, Some("rtx-4090d")),
+        ("NVIDIA GeForce RTX 5060 Ti", 16311, Some("rtx-5060-ti-16gb")),
+        ("NVIDIA GeForce RTX 5070", 12227, Some("rtx-5070")),
+        ("NVIDIA GeForce RTX 5070 Ti", 16303, Some("rtx-5070-ti")),
+        ("NVIDIA GeForce RTX 5080", 16303, Some("rtx-5080")),
+        ("NVIDIA GeForce RTX 2080 Ti", 11264, Some("rtx-2080-ti")),
+        ("NVIDIA GeForce RTX 2080 SUPER", 8192, Some("rtx-2080-super")),
+        ("NVIDIA GeForce RTX 3060 Ti", 8192, Some("rtx-3060-ti")),
+        ("NVIDIA GeForce RTX 3070", 8192, Some("rtx-3070")),
+        ("NVIDIA GeForce RTX 4060", 8188, Some("rtx-4060")),
+        // Not in the catalog.
+        ("NVIDIA GeForce RTX 3070 Ti", 8192, None),
+        ("NVIDIA GeForce RTX 2080", 8192, None),
+        ("NVIDIA GeForce RTX 3060", 8192, None),
+    ];
+    let lines = cards
+        .iter()
+        .enumerate()
+        .map(|(i, (name, total, _))| {
+            format!("{i}, {name}, {total}, 0, 580.95.05, 00000000:{:02X}:00.0", i + 1)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = FakeTools::new("geforce").tool("nvidia-smi", &lines, 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), cards.len());
+    for (g, (name, total, id)) in gpus.iter().zip(cards) {
+        assert_eq!(g["name"], name);
+        assert_eq!(g["memory_total_bytes"], total * MIB);
+        match id {
+            Some(id) => assert_eq!(g["gpu"], id, "{name}, {total} MiB"),
+            None => assert!(g["gpu"].is_null(), "{name}, {total} MiB: {}", g["gpu"]),
+        }
+    }
+}
+
 #[test]
 fn eight_h100s_plan_as_one_eight_card_option() {
     let t = FakeTools::new("h100").tool(

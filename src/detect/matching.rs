@@ -55,14 +55,61 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "rtx-a5000"
     } else if has("5090") {
         "rtx-5090"
+    } else if has("5080") {
+        "rtx-5080"
+    } else if has("5070 ti") {
+        "rtx-5070-ti"
+    } else if has("5070") {
+        "rtx-5070"
+    } else if has("5060 ti") && gb > 12.0 {
+        "rtx-5060-ti-16gb"
+    } else if has("4090 d") || has("4090d") {
+        "rtx-4090d"
     } else if has("4090") {
         "rtx-4090"
-    } else if has("4060 ti") && gb > 12.0 {
-        "rtx-4060-ti-16gb"
+    } else if has("4080 super") {
+        "rtx-4080-super"
+    } else if has("4080") {
+        "rtx-4080"
+    } else if has("4070 ti super") {
+        "rtx-4070-ti-super"
+    } else if has("4070 ti") {
+        "rtx-4070-ti"
+    } else if has("4070 super") {
+        "rtx-4070-super"
+    } else if has("4070") {
+        "rtx-4070"
+    } else if has("4060 ti") {
+        if gb > 12.0 {
+            "rtx-4060-ti-16gb"
+        } else {
+            "rtx-4060-ti-8gb"
+        }
+    } else if has("4060") {
+        "rtx-4060"
+    } else if has("3090 ti") {
+        "rtx-3090-ti"
     } else if has("3090") && !has("ti") {
         "rtx-3090"
+    } else if has("3080 ti") {
+        "rtx-3080-ti"
+    } else if has("3080") {
+        // Both 3080s print the same name; only the memory tells them apart.
+        if gb > 11.5 {
+            "rtx-3080-12gb"
+        } else {
+            "rtx-3080-10gb"
+        }
+    } else if has("3070") && !has("ti") {
+        "rtx-3070"
+    } else if has("3060 ti") {
+        "rtx-3060-ti"
     } else if has("3060") && gb > 10.0 {
         "rtx-3060-12gb"
+    } else if has("2080 ti") {
+        "rtx-2080-ti"
+    } else if has("2080 super") {
+        "rtx-2080-super"
     } else if has("mi355x") {
         "mi355x"
     } else if has("mi325x") {

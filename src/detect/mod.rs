@@ -136,7 +136,7 @@ mod tests {
             ("NVIDIA A100-SXM4-80GB", gib(80.0), Some("a100-sxm")),
             ("NVIDIA A100 80GB PCIe", gib(80.0), Some("a100-80gb-pcie")),
             ("NVIDIA GeForce RTX 4090", gib(24.0), Some("rtx-4090")),
-            ("NVIDIA GeForce RTX 3090 Ti", gib(24.0), None),
+            ("NVIDIA GeForce RTX 3090 Ti", gib(24.0), Some("rtx-3090-ti")),
             ("NVIDIA A10G", gib(22.5), Some("a10g")),
             ("NVIDIA L40S", gib(45.0), Some("l40s")),
             ("NVIDIA L4", gib(22.5), Some("l4")),

@@ -369,10 +369,18 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
     }
     let mut s = format!("{}\n\n", tr!("catalog_table.gpus_about"));
     let h = |key: &str| i18n::message(&format!("catalog_table.{key}"));
+    // The id column fits the longest id ("rtx-4070-ti-super"), 16 at least.
+    let id_w = catalog
+        .gpus
+        .iter()
+        .map(|g| g.id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(16);
     let _ = writeln!(
         s,
         "{} {} {} {} {} {} {} {} {} {}",
-        pad("id", 16),
+        pad("id", id_w),
         pad(&h("name"), 26),
         pad_left("GB", 6),
         pad_left("SMI MiB", 9),
@@ -395,7 +403,7 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<16} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {} {}",
+            "{:<id_w$} {:<26} {:>6} {:>9} {:>8} {:>8} {:>7} {:>7} {} {}",
             g.id,
             g.name,
             g.memory_gb,
