@@ -38,9 +38,24 @@ pub fn run(
             out.write_all(crate::present::text::models(&catalog, *json).as_bytes())
                 .map_err(io)?;
         }
-        Command::Gpus { json } => {
-            out.write_all(crate::present::text::gpus(&catalog, *json).as_bytes())
-                .map_err(io)?;
+        Command::Gpus {
+            json,
+            search,
+            vendor,
+            class,
+        } => {
+            let filter = crate::present::text::GpuFilter {
+                search: search.as_deref(),
+                vendor: vendor.as_deref(),
+                class: class.as_deref().and_then(crate::engine::gpu::GpuClass::from_id),
+            };
+            let text = crate::present::text::gpus(&catalog, *json, &filter);
+            if text.is_empty() {
+                return Err(CliError(
+                    "no card in the catalog matches; `vramfit gpus` lists them all".into(),
+                ));
+            }
+            out.write_all(text.as_bytes()).map_err(io)?;
         }
         Command::Detect { json } => {
             let found = crate::detect::detect(&catalog, crate::detect::TOOL_TIMEOUT);

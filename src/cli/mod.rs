@@ -201,9 +201,18 @@ pub enum Command {
     },
     /// The card catalog with prices.
     Gpus {
-        /// Print JSON instead of the table, with each card's memory source.
+        /// Print JSON instead of the table, with each card's class, formats and sources.
         #[arg(long)]
         json: bool,
+        /// Only cards whose id or name contains this (`4070`, `mi300`, `m4 pro`).
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
+        /// Only this vendor's cards (NVIDIA, AMD, Intel, Apple).
+        #[arg(long)]
+        vendor: Option<String>,
+        /// Only this class: consumer, workstation, datacenter, integrated, apple or slice.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["consumer", "workstation", "datacenter", "integrated", "apple", "slice"]))]
+        class: Option<String>,
     },
     /// This machine's GPUs, as nvidia-smi, rocm-smi or (on a Mac) sysctl report them, and the
     /// catalog card each is.

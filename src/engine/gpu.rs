@@ -485,3 +485,91 @@ pub fn bandwidth_gbs_per_usd_month(bandwidth_gbs: f64, price_usd_month: f64) -> 
 pub fn usd_per_hour_from_month(price_usd_month: f64) -> f64 {
     price_usd_month / HOURS_PER_MONTH
 }
+
+/// What kind of device a card is, for listings and filters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuClass {
+    Consumer,
+    Workstation,
+    Datacenter,
+    /// A GPU sharing the host's memory that is not an Apple chip (APUs, GB10, integrated).
+    Integrated,
+    Apple,
+    /// A MIG or vGPU slice of one card.
+    Slice,
+}
+
+impl GpuClass {
+    pub const ALL: [GpuClass; 6] = [
+        Self::Consumer,
+        Self::Workstation,
+        Self::Datacenter,
+        Self::Integrated,
+        Self::Apple,
+        Self::Slice,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Consumer => "consumer",
+            Self::Workstation => "workstation",
+            Self::Datacenter => "datacenter",
+            Self::Integrated => "integrated",
+            Self::Apple => "apple",
+            Self::Slice => "slice",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<GpuClass> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.id().eq_ignore_ascii_case(id.trim()))
+    }
+}
+
+impl Gpu {
+    /// The card's class: a slice, an Apple chip, another unified-memory GPU, else its
+    /// catalog segment (desktop and laptop parts count as consumer).
+    pub fn class(&self) -> GpuClass {
+        let segment = self.segment.as_deref().unwrap_or("").to_ascii_lowercase();
+        if self.is_slice() || segment == "slice" {
+            GpuClass::Slice
+        } else if self.vendor.eq_ignore_ascii_case("apple") {
+            GpuClass::Apple
+        } else if self.unified_memory() {
+            GpuClass::Integrated
+        } else if segment == "workstation" {
+            GpuClass::Workstation
+        } else if segment == "datacenter" {
+            GpuClass::Datacenter
+        } else {
+            GpuClass::Consumer
+        }
+    }
+
+    /// One pool of memory shared with the host (Apple, APUs, GB10).
+    pub fn unified_memory(&self) -> bool {
+        self.memory_type.to_ascii_lowercase().contains("unified")
+    }
+
+    /// The number formats its tensor (or matrix) units run natively: 16-bit always, BF16
+    /// where the catalog gives its throughput, FP8 where the card has it, FP4 on Blackwell.
+    pub fn native_formats(&self) -> Vec<&'static str> {
+        let mut f = vec!["fp16"];
+        // Before Ampere (Turing, Volta, Pascal) tensor cores have no BF16.
+        let arch = self.architecture.to_ascii_lowercase();
+        let pre_ampere = ["turing", "volta", "pascal"].iter().any(|a| arch.contains(a));
+        if self.bf16_tflops.is_some() && !pre_ampere {
+            f.push("bf16");
+        }
+        f.push("int8");
+        if self.fp8 {
+            f.push("fp8");
+        }
+        if self.architecture.to_ascii_lowercase().contains("blackwell") {
+            f.push("fp4");
+        }
+        f
+    }
+}

@@ -353,16 +353,61 @@ struct GpuJson<'a> {
     #[serde(flatten)]
     gpu: &'a Gpu,
     price_usd_month: Option<f64>,
+    class: crate::engine::gpu::GpuClass,
+    unified_memory: bool,
+    native_formats: Vec<&'static str>,
+    /// Where each kind of figure comes from: the memory totals, and the rest of the entry.
+    sources: GpuSources<'a>,
 }
 
-pub fn gpus(catalog: &Catalog, json: bool) -> String {
+#[derive(Serialize)]
+struct GpuSources<'a> {
+    memory: Option<&'a str>,
+    figures: Option<&'a str>,
+}
+
+/// Which cards `vramfit gpus` lists.
+#[derive(Debug, Default)]
+pub struct GpuFilter<'a> {
+    /// Part of the id or name, any case (spaces and dashes alike).
+    pub search: Option<&'a str>,
+    pub vendor: Option<&'a str>,
+    pub class: Option<crate::engine::gpu::GpuClass>,
+}
+
+impl GpuFilter<'_> {
+    pub fn admits(&self, g: &Gpu) -> bool {
+        let norm = |s: &str| s.to_lowercase().replace(['-', '_', ' '], "");
+        self.search
+            .is_none_or(|q| norm(&g.id).contains(&norm(q)) || norm(&g.name).contains(&norm(q)))
+            && self
+                .vendor
+                .is_none_or(|v| g.vendor.eq_ignore_ascii_case(v.trim()))
+            && self.class.is_none_or(|c| g.class() == c)
+    }
+}
+
+/// The card catalog as a table or JSON, the cards `filter` admits; empty when none does.
+pub fn gpus(catalog: &Catalog, json: bool, filter: &GpuFilter) -> String {
+    let shown: Vec<&Gpu> = catalog.gpus.iter().filter(|g| filter.admits(g)).collect();
+    if shown.is_empty() {
+        return String::new();
+    }
     if json {
-        let list: Vec<GpuJson> = catalog
-            .gpus
+        let list: Vec<GpuJson> = shown
             .iter()
             .map(|g| GpuJson {
                 gpu: g,
                 price_usd_month: g.monthly_price_usd(1).map(|(p, _)| p),
+                class: g.class(),
+                unified_memory: g.unified_memory(),
+                native_formats: g.native_formats(),
+                sources: GpuSources {
+                    memory: g.memory_source.as_deref(),
+                    // Entries without a note of their own carry the vendor's datasheet
+                    // figures, as the catalog file's header says.
+                    figures: Some(g.notes.as_deref().unwrap_or("the vendor's datasheet")),
+                },
             })
             .collect();
         return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
@@ -370,8 +415,7 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
     let mut s = format!("{}\n\n", tr!("catalog_table.gpus_about"));
     let h = |key: &str| i18n::message(&format!("catalog_table.{key}"));
     // The id column fits the longest id ("rtx-4070-ti-super"), 16 at least.
-    let id_w = catalog
-        .gpus
+    let id_w = shown
         .iter()
         .map(|g| g.id.chars().count())
         .max()
@@ -391,7 +435,7 @@ pub fn gpus(catalog: &Catalog, json: bool) -> String {
         pad(&h("link"), 16),
         pad_left(&tr!("column.usd_month"), 9)
     );
-    for g in &catalog.gpus {
+    for g in shown {
         let tf = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.0}"));
         let price = match g.monthly_price_usd(1) {
             Some((p, _)) => format_usd(p),
