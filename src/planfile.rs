@@ -91,6 +91,9 @@ pub struct PlanFile {
     pub gpu_layers: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n_cpu_moe: Option<u64>,
+    /// Only cards of this class (consumer, workstation, datacenter, integrated, apple, slice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
 }
 
 impl PlanFile {
@@ -146,6 +149,7 @@ impl PlanFile {
             ram_bandwidth_gbs: sc.host.as_ref().and_then(|h| h.bandwidth_gbs),
             gpu_layers: sc.pin.gpu_layers,
             n_cpu_moe: sc.pin.cpu_moe,
+            class: sc.card_class.map(|c| c.id().to_string()),
         }
     }
 
@@ -211,6 +215,16 @@ impl PlanFile {
             pin: crate::engine::placement::layers::Pin {
                 gpu_layers: self.gpu_layers,
                 cpu_moe: self.n_cpu_moe,
+            },
+            card_class: match &self.class {
+                None => None,
+                Some(c) => Some(crate::engine::gpu::GpuClass::from_id(c).ok_or_else(|| KnobError {
+                    flag: "class",
+                    message: format!(
+                        "class = \"{}\" is not one of consumer, workstation, datacenter, integrated, apple, slice",
+                        crate::text::clean_prefix(c, 40)
+                    ),
+                })?),
             },
         };
         sc.check()?;

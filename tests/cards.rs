@@ -115,3 +115,39 @@ fn gpus_finds_cards_by_text_vendor_and_class() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no card in the catalog matches"));
 }
+
+#[test]
+fn a_plan_for_one_class_of_cards_and_the_planners_row_agree() {
+    let out = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--class", "consumer", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let catalog = Catalog::embedded().unwrap();
+    let options = plan["options"].as_array().unwrap();
+    assert!(!options.is_empty());
+    for o in options {
+        let g = &catalog.gpus[catalog.gpu_index(o["gpu"].as_str().unwrap()).unwrap()];
+        assert_eq!(g.class(), GpuClass::Consumer, "{}", g.id);
+    }
+    // The planner's "Cards of" row, turned to consumer, plans the same options.
+    let mut app = vramfit::tui::states::fresh_app("default");
+    app.select_model("llama-3.1-8b");
+    let mut sc = app.scenario.clone();
+    sc.card_class = Some(GpuClass::Consumer);
+    app.set_scenario(sc.clone());
+    let cli = vramfit::engine::plan(app.current_model(), &catalog.gpus, &sc, true);
+    let ids = |p: &[vramfit::engine::FitOption]| {
+        let mut v: Vec<(usize, u32)> = p.iter().map(|o| (o.gpu, o.count)).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(ids(&app.plan.options), ids(&cli.options));
+    assert!(
+        app.plan
+            .options
+            .iter()
+            .all(|o| app.catalog.gpus[o.gpu].class() == GpuClass::Consumer)
+    );
+}

@@ -50,6 +50,9 @@ pub struct PlanArgs {
     /// llama.cpp: keep the MoE experts of the first N layers in RAM (--n-cpu-moe).
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::N_CPU_MOE))]
     pub n_cpu_moe: Option<u64>,
+    /// Only cards of this class: consumer, workstation, datacenter, integrated, apple, slice.
+    #[arg(long, value_parser = PossibleValuesParser::new(["consumer", "workstation", "datacenter", "integrated", "apple", "slice"]))]
+    pub class: Option<String>,
     /// A unified-memory GPU's share raised by hand, GB (macOS `iogpu.wired_limit_mb`).
     #[arg(long, value_name = "GB")]
     pub wired_limit: Option<f64>,
@@ -305,6 +308,10 @@ impl PlanArgs {
             prompt: self.prompt,
             network_gbps: self.network_gbps,
             host: self.host()?,
+            card_class: self
+                .class
+                .as_deref()
+                .and_then(crate::engine::gpu::GpuClass::from_id),
             pin: crate::engine::placement::layers::Pin {
                 gpu_layers: self.gpu_layers,
                 cpu_moe: self.n_cpu_moe,

@@ -201,7 +201,10 @@ pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) 
         needs: &memo,
         limits: matches!(scope.limits, Solve::All),
     };
-    let mut options = options(gpus, &ctx, &judged, &needs, scope.cards);
+    // The cards the scope and the scenario's class admit (this machine's own always).
+    let admitted =
+        |g: &Gpu| (scope.cards)(g) && (g.local || scenario.card_class.is_none_or(|c| g.class() == c));
+    let mut options = options(gpus, &ctx, &judged, &needs, &admitted);
     if let Solve::Rows(pick) = scope.limits {
         let ctx = Context { limits: true, ..ctx };
         for i in pick(&options) {

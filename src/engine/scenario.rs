@@ -139,6 +139,9 @@ pub struct Scenario {
     pub host: Option<super::host::Host>,
     /// A layer count or expert count the user pinned (`--gpu-layers`, `--n-cpu-moe`).
     pub pin: super::host::Pin,
+    /// Only cards of this class are planned on (`--class consumer`; the planner's "Cards
+    /// of" row); this machine's own cards always are.
+    pub card_class: Option<super::gpu::GpuClass>,
 }
 
 pub use super::ranges::{self, KnobError, MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
@@ -198,6 +201,7 @@ impl Scenario {
             rent: Rent::default(),
             host: None,
             pin: super::host::Pin::default(),
+            card_class: None,
         }
     }
 

@@ -1,4 +1,5 @@
-//! The workload pane's host rows: the RAM a plan may spill into and its bandwidth.
+//! The workload pane's machine rows: the RAM a plan may spill into, its bandwidth, and the
+//! class of cards the plan is drawn for.
 
 use crate::engine::Scenario;
 
@@ -46,4 +47,13 @@ pub fn turn_ram_bandwidth(sc: &mut Scenario, up: bool) {
         0 => (None, None),
         i => (Some(platforms[i - 1].bandwidth_gbs), Some(platforms[i - 1].id)),
     };
+}
+
+/// The cards pane's class through all, then each class.
+pub fn turn_class(sc: &mut Scenario, up: bool) {
+    use crate::engine::gpu::GpuClass;
+    let order: Vec<Option<GpuClass>> = std::iter::once(None).chain(GpuClass::ALL.map(Some)).collect();
+    let now = order.iter().position(|c| *c == sc.card_class).unwrap_or(0);
+    let n = order.len();
+    sc.card_class = order[if up { (now + 1) % n } else { (now + n - 1) % n }];
 }

@@ -73,6 +73,8 @@ pub enum Knob {
     Ram,
     /// Its bandwidth, from a memory platform.
     RamBandwidth,
+    /// Only cards of one class in the cards pane.
+    CardClass,
 }
 
 impl Knob {
@@ -104,6 +106,7 @@ impl Knob {
                     Hours,
                     Currency,
                     Rank,
+                    CardClass,
                 ]
             }
             training => {
@@ -147,6 +150,7 @@ impl Knob {
                     Hours,
                     Currency,
                     Rank,
+                    CardClass,
                 ])
                 .collect()
             }
@@ -216,6 +220,7 @@ impl Knob {
             Knob::Utilization => "utilization",
             Knob::Ram => "ram",
             Knob::RamBandwidth => "ram_bandwidth",
+            Knob::CardClass => "card_class",
         }
     }
 
@@ -348,6 +353,10 @@ impl Knob {
                 "tui.of_peak",
                 percent = format!("{:.0}", sc.rent.utilization * 100.0)
             ),
+            Knob::CardClass => match sc.card_class {
+                Some(c) => crate::present::i18n::message(&format!("class.{}", c.id())),
+                None => tr!("class.all"),
+            },
             Knob::Ram => match &sc.host {
                 Some(h) => format!("{:.0} GB", h.ram_bytes / 1e9),
                 None => tr!("tui.ram_off"),
@@ -432,6 +441,7 @@ impl Knob {
                 sc.rent.utilization = step(UTILIZATION_STEPS, v, up) as f64 / 100.0;
             }
             Knob::Ram => super::host_knobs::turn_ram(sc, up),
+            Knob::CardClass => super::host_knobs::turn_class(sc, up),
             Knob::RamBandwidth => super::host_knobs::turn_ram_bandwidth(sc, up),
             Knob::Tight => {
                 let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
