@@ -120,8 +120,31 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "mi250x"
     } else if has("mi210") {
         "mi210"
-    } else if has("7900 xtx") {
-        "rx-7900-xtx"
+    } else if n.contains("mi100") {
+        // rocm-smi names it "Arcturus GL-XL [Instinct MI100]".
+        "mi100"
+    } else if has("w7900") {
+        "radeon-pro-w7900"
+    } else if has("w7800") {
+        "radeon-pro-w7800"
+    } else if has("7900 gre") {
+        "rx-7900-gre"
+    } else if has("7900 xt") {
+        // Older rocm-smi prints the PCI name "Navi 31 [Radeon RX 7900 XT/7900 XTX]" for
+        // both cards; the memory tells them apart.
+        if gb > 22.0 { "rx-7900-xtx" } else { "rx-7900-xt" }
+    } else if has("7800 xt") {
+        "rx-7800-xt"
+    } else if has("7600 xt") && gb > 12.0 {
+        "rx-7600-xt"
+    } else if has("9070 xt") {
+        "rx-9070-xt"
+    } else if has("9070") {
+        "rx-9070"
+    } else if has("6900 xt") {
+        "rx-6900-xt"
+    } else if has("6800") && !has("xt") {
+        "rx-6800"
     } else if has("m2 ultra") && gb > 100.0 {
         "m2-ultra-192gb"
     } else if has("m3 max") && gb > 80.0 {
