@@ -57,6 +57,13 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("m2-ultra-192gb", 192.0 * GIB * 2.0 / 3.0, 192.0 * GIB * 0.84),
         ("m3-max-128gb", 128.0 * GIB * 2.0 / 3.0, 128.0 * GIB * 0.84),
         ("m4-max-128gb", 128.0 * GIB * 2.0 / 3.0, 128.0 * GIB * 0.84),
+        ("m4-pro-24gb", 24.0 * GIB * 2.0 / 3.0, 24.0 * GIB * 0.84),
+        ("m4-pro-48gb", 48.0 * GIB * 2.0 / 3.0, 48.0 * GIB * 0.84),
+        ("m3-pro-36gb", 36.0 * GIB * 2.0 / 3.0, 36.0 * GIB * 0.84),
+        ("m2-max-96gb", 96.0 * GIB * 2.0 / 3.0, 96.0 * GIB * 0.84),
+        ("m1-max-64gb", 64.0 * GIB * 2.0 / 3.0, 64.0 * GIB * 0.84),
+        ("m3-ultra-256gb", 256.0 * GIB * 2.0 / 3.0, 256.0 * GIB * 0.84),
+        ("m3-ultra-512gb", 512.0 * GIB * 2.0 / 3.0, 512.0 * GIB * 0.84),
         // A 4096 MiB vGPU framebuffer less the guest's own reserve.
         ("a100-vgpu-1-20", 4096.0 * MIB - 0.9 * GIB, 4096.0 * MIB),
     ];

@@ -463,6 +463,34 @@ fn an_m2_ultra_from_sysctl() {
     assert_eq!(gpus[0]["source"], "sysctl");
 }
 
+/// Apple chips as `sysctl -n hw.memsize machdep.cpu.brand_string` prints them: each size the
+/// catalog has is its card; other sizes of the same chip are none.
+#[test]
+fn apple_chips_from_sysctl() {
+    const GIB: u64 = 1 << 30;
+    let machines: [(u64, &str, Option<&str>); 10] = [
+        (24, "Apple M4 Pro", Some("m4-pro-24gb")),
+        (48, "Apple M4 Pro", Some("m4-pro-48gb")),
+        (64, "Apple M4 Pro", None),
+        (36, "Apple M3 Pro", Some("m3-pro-36gb")),
+        (18, "Apple M3 Pro", None),
+        (96, "Apple M2 Max", Some("m2-max-96gb")),
+        (64, "Apple M1 Max", Some("m1-max-64gb")),
+        (32, "Apple M1 Max", None),
+        (256, "Apple M3 Ultra", Some("m3-ultra-256gb")),
+        (512, "Apple M3 Ultra", Some("m3-ultra-512gb")),
+    ];
+    for (gib, brand, id) in machines {
+        let t = FakeTools::new("apple").tool("sysctl", &format!("{}\n{brand}", gib * GIB), 0);
+        let (gpus, _) = t.detect();
+        assert_eq!(gpus.len(), 1, "{brand} {gib} GB");
+        match id {
+            Some(id) => assert_eq!(gpus[0]["gpu"], id, "{brand} {gib} GB"),
+            None => assert!(gpus[0]["gpu"].is_null(), "{brand} {gib} GB"),
+        }
+    }
+}
+
 #[test]
 fn a_hanging_tool_is_cut_at_the_timeout() {
     let t = FakeTools::new("hang").hanging("nvidia-smi");

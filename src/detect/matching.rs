@@ -151,6 +151,21 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "m3-max-128gb"
     } else if has("m4 max") && gb > 80.0 {
         "m4-max-128gb"
+    } else if has("m3 ultra") && gb > 300.0 {
+        "m3-ultra-512gb"
+    } else if has("m3 ultra") && gb > 150.0 {
+        "m3-ultra-256gb"
+    } else if has("m4 pro") && gb < 25.0 {
+        // Metal's share: 2/3 of 24 GiB, 3/4 of 48 GiB; the 64 GB machine is not a card here.
+        "m4-pro-24gb"
+    } else if has("m4 pro") && (30.0..45.0).contains(&gb) {
+        "m4-pro-48gb"
+    } else if has("m3 pro") && gb > 20.0 {
+        "m3-pro-36gb"
+    } else if has("m2 max") && gb > 60.0 {
+        "m2-max-96gb"
+    } else if has("m1 max") && gb > 40.0 {
+        "m1-max-64gb"
     } else {
         return None;
     };
