@@ -64,6 +64,11 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("m1-max-64gb", 64.0 * GIB * 2.0 / 3.0, 64.0 * GIB * 0.84),
         ("m3-ultra-256gb", 256.0 * GIB * 2.0 / 3.0, 256.0 * GIB * 0.84),
         ("m3-ultra-512gb", 512.0 * GIB * 2.0 / 3.0, 512.0 * GIB * 0.84),
+        // Intel Arc: no runtime total found; the card's GiB less at most the largest reserve.
+        ("arc-a770-16gb", 16.0 * GIB - 0.9 * GIB, 16.0 * GIB),
+        ("arc-a750", 8.0 * GIB - 0.9 * GIB, 8.0 * GIB),
+        ("arc-b580", 12.0 * GIB - 0.9 * GIB, 12.0 * GIB),
+        ("arc-pro-b60", 24.0 * GIB - 0.9 * GIB, 24.0 * GIB),
         // A 4096 MiB vGPU framebuffer less the guest's own reserve.
         ("a100-vgpu-1-20", 4096.0 * MIB - 0.9 * GIB, 4096.0 * MIB),
     ];
