@@ -47,6 +47,9 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("gb200", 184.0 * GIB, 189471.0 * MIB),
         // ROCm allocates what rocm-smi reports: two 68,702,699,520 B dies per MI250X.
         ("mi250x", 2.0 * 68_702_699_520.0, 2.0 * 68_702_699_520.0),
+        // rocm-smi 34342961152 B on an MI100; a ROCm torch total of 21458059264 B on a 7900 XT.
+        ("mi100", 34_342_961_152.0, 34_342_961_152.0),
+        ("rx-7900-xt", 21_458_059_264.0, 21_458_059_264.0),
         ("mi300x", 205_822_885_888.0, 206_141_652_992.0),
         ("gaudi2", 97536.0 * MIB, 98304.0 * MIB),
         ("gaudi3", 130400.0 * MIB, 131072.0 * MIB),
@@ -54,6 +57,18 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("m2-ultra-192gb", 192.0 * GIB * 2.0 / 3.0, 192.0 * GIB * 0.84),
         ("m3-max-128gb", 128.0 * GIB * 2.0 / 3.0, 128.0 * GIB * 0.84),
         ("m4-max-128gb", 128.0 * GIB * 2.0 / 3.0, 128.0 * GIB * 0.84),
+        ("m4-pro-24gb", 24.0 * GIB * 2.0 / 3.0, 24.0 * GIB * 0.84),
+        ("m4-pro-48gb", 48.0 * GIB * 2.0 / 3.0, 48.0 * GIB * 0.84),
+        ("m3-pro-36gb", 36.0 * GIB * 2.0 / 3.0, 36.0 * GIB * 0.84),
+        ("m2-max-96gb", 96.0 * GIB * 2.0 / 3.0, 96.0 * GIB * 0.84),
+        ("m1-max-64gb", 64.0 * GIB * 2.0 / 3.0, 64.0 * GIB * 0.84),
+        ("m3-ultra-256gb", 256.0 * GIB * 2.0 / 3.0, 256.0 * GIB * 0.84),
+        ("m3-ultra-512gb", 512.0 * GIB * 2.0 / 3.0, 512.0 * GIB * 0.84),
+        // Intel Arc: no runtime total found; the card's GiB less at most the largest reserve.
+        ("arc-a770-16gb", 16.0 * GIB - 0.9 * GIB, 16.0 * GIB),
+        ("arc-a750", 8.0 * GIB - 0.9 * GIB, 8.0 * GIB),
+        ("arc-b580", 12.0 * GIB - 0.9 * GIB, 12.0 * GIB),
+        ("arc-pro-b60", 24.0 * GIB - 0.9 * GIB, 24.0 * GIB),
         // A 4096 MiB vGPU framebuffer less the guest's own reserve.
         ("a100-vgpu-1-20", 4096.0 * MIB - 0.9 * GIB, 4096.0 * MIB),
     ];
@@ -83,6 +98,15 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("mi325x", 262128.0),
         ("mi355x", 294896.0),
         ("rx-7900-xtx", 24560.0),
+        ("rx-7900-gre", 16368.0),
+        ("rx-7800-xt", 16368.0),
+        ("rx-7600-xt", 16368.0),
+        ("rx-9070", 16368.0),
+        ("rx-9070-xt", 16368.0),
+        ("rx-6800", 16368.0),
+        ("rx-6900-xt", 16368.0),
+        ("radeon-pro-w7800", 32752.0),
+        ("radeon-pro-w7900", 49136.0),
     ] {
         let (lo, hi) = smi_less_reserve(smi);
         v.push((id, lo, hi));

@@ -395,6 +395,63 @@ fn four_mi300x_from_rocm_smi() {
     assert_eq!(gpus[0]["memory_used_bytes"], 283_492_352u64);
 }
 
+/// Radeon and Instinct cards under the names rocm-smi prints ("Card series"), with the totals
+/// public outputs show where found ("Arcturus GL-XL [Instinct MI100]" 34342961152 B; an
+/// "RX 7800 XT" fixture at 17163091968 B) and older rocm-smi's shared PCI name for the two
+/// 7900s, told apart by memory.
+#[test]
+fn radeon_cards_as_rocm_smi_names_them() {
+    let cards: [(&str, u64, &str); 12] = [
+        ("Arcturus GL-XL [Instinct MI100]", 34_342_961_152, "mi100"),
+        ("AMD Radeon RX 7900 XT", 21_458_059_264, "rx-7900-xt"),
+        (
+            "Navi 31 [Radeon RX 7900 XT/7900 XTX]",
+            21_458_059_264,
+            "rx-7900-xt",
+        ),
+        (
+            "Navi 31 [Radeon RX 7900 XT/7900 XTX]",
+            25_753_026_560,
+            "rx-7900-xtx",
+        ),
+        ("AMD Radeon RX 7900 GRE", 17_163_091_968, "rx-7900-gre"),
+        ("RX 7800 XT", 17_163_091_968, "rx-7800-xt"),
+        ("Radeon RX 7600 XT", 17_163_091_968, "rx-7600-xt"),
+        ("AMD Radeon RX 9070 XT", 17_163_091_968, "rx-9070-xt"),
+        ("AMD Radeon RX 9070", 17_163_091_968, "rx-9070"),
+        ("AMD Radeon RX 6900 XT", 17_163_091_968, "rx-6900-xt"),
+        ("AMD Radeon RX 6800", 17_163_091_968, "rx-6800"),
+        ("AMD Radeon PRO W7900", 51_522_830_336, "radeon-pro-w7900"),
+    ];
+    let json = cards
+        .iter()
+        .enumerate()
+        .map(|(i, (name, total, _))| {
+            format!(
+                r#""card{i}": {{"Card series": "{name}", "VRAM Total Memory (B)": "{total}", "VRAM Total Used Memory (B)": "0"}}"#
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let t = FakeTools::new("radeon").tool("rocm-smi", &format!("{{{json}}}"), 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), cards.len());
+    for g in &gpus {
+        // The JSON's cards come back in key order (card0, card1, card10, …).
+        let (name, total, id) = cards[g["index"].as_u64().unwrap() as usize];
+        assert_eq!(g["name"], name);
+        assert_eq!(g["memory_total_bytes"], total);
+        assert_eq!(g["gpu"], id, "{name}");
+    }
+    // The RX 6800 XT is not the RX 6800.
+    let t = FakeTools::new("6800xt").tool(
+        "rocm-smi",
+        r#"{"card0": {"Card series": "AMD Radeon RX 6800 XT", "VRAM Total Memory (B)": "17163091968", "VRAM Total Used Memory (B)": "0"}}"#,
+        0,
+    );
+    assert!(t.detect().0[0]["gpu"].is_null());
+}
+
 #[test]
 fn an_m2_ultra_from_sysctl() {
     let t = FakeTools::new("m2").tool("sysctl", "206158430208\nApple M2 Ultra", 0);
@@ -404,6 +461,34 @@ fn an_m2_ultra_from_sysctl() {
     assert_eq!(gpus[0]["memory_total_bytes"], 206_158_430_208u64 / 4 * 3);
     assert_eq!(gpus[0]["gpu"], "m2-ultra-192gb");
     assert_eq!(gpus[0]["source"], "sysctl");
+}
+
+/// Apple chips as `sysctl -n hw.memsize machdep.cpu.brand_string` prints them: each size the
+/// catalog has is its card; other sizes of the same chip are none.
+#[test]
+fn apple_chips_from_sysctl() {
+    const GIB: u64 = 1 << 30;
+    let machines: [(u64, &str, Option<&str>); 10] = [
+        (24, "Apple M4 Pro", Some("m4-pro-24gb")),
+        (48, "Apple M4 Pro", Some("m4-pro-48gb")),
+        (64, "Apple M4 Pro", None),
+        (36, "Apple M3 Pro", Some("m3-pro-36gb")),
+        (18, "Apple M3 Pro", None),
+        (96, "Apple M2 Max", Some("m2-max-96gb")),
+        (64, "Apple M1 Max", Some("m1-max-64gb")),
+        (32, "Apple M1 Max", None),
+        (256, "Apple M3 Ultra", Some("m3-ultra-256gb")),
+        (512, "Apple M3 Ultra", Some("m3-ultra-512gb")),
+    ];
+    for (gib, brand, id) in machines {
+        let t = FakeTools::new("apple").tool("sysctl", &format!("{}\n{brand}", gib * GIB), 0);
+        let (gpus, _) = t.detect();
+        assert_eq!(gpus.len(), 1, "{brand} {gib} GB");
+        match id {
+            Some(id) => assert_eq!(gpus[0]["gpu"], id, "{brand} {gib} GB"),
+            None => assert!(gpus[0]["gpu"].is_null(), "{brand} {gib} GB"),
+        }
+    }
 }
 
 #[test]

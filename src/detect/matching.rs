@@ -120,14 +120,52 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "mi250x"
     } else if has("mi210") {
         "mi210"
-    } else if has("7900 xtx") {
-        "rx-7900-xtx"
+    } else if n.contains("mi100") {
+        // rocm-smi names it "Arcturus GL-XL [Instinct MI100]".
+        "mi100"
+    } else if has("w7900") {
+        "radeon-pro-w7900"
+    } else if has("w7800") {
+        "radeon-pro-w7800"
+    } else if has("7900 gre") {
+        "rx-7900-gre"
+    } else if has("7900 xt") {
+        // Older rocm-smi prints the PCI name "Navi 31 [Radeon RX 7900 XT/7900 XTX]" for
+        // both cards; the memory tells them apart.
+        if gb > 22.0 { "rx-7900-xtx" } else { "rx-7900-xt" }
+    } else if has("7800 xt") {
+        "rx-7800-xt"
+    } else if has("7600 xt") && gb > 12.0 {
+        "rx-7600-xt"
+    } else if has("9070 xt") {
+        "rx-9070-xt"
+    } else if has("9070") {
+        "rx-9070"
+    } else if has("6900 xt") {
+        "rx-6900-xt"
+    } else if has("6800") && !has("xt") {
+        "rx-6800"
     } else if has("m2 ultra") && gb > 100.0 {
         "m2-ultra-192gb"
     } else if has("m3 max") && gb > 80.0 {
         "m3-max-128gb"
     } else if has("m4 max") && gb > 80.0 {
         "m4-max-128gb"
+    } else if has("m3 ultra") && gb > 300.0 {
+        "m3-ultra-512gb"
+    } else if has("m3 ultra") && gb > 150.0 {
+        "m3-ultra-256gb"
+    } else if has("m4 pro") && gb < 25.0 {
+        // Metal's share: 2/3 of 24 GiB, 3/4 of 48 GiB; the 64 GB machine is not a card here.
+        "m4-pro-24gb"
+    } else if has("m4 pro") && (30.0..45.0).contains(&gb) {
+        "m4-pro-48gb"
+    } else if has("m3 pro") && gb > 20.0 {
+        "m3-pro-36gb"
+    } else if has("m2 max") && gb > 60.0 {
+        "m2-max-96gb"
+    } else if has("m1 max") && gb > 40.0 {
+        "m1-max-64gb"
     } else {
         return None;
     };

@@ -59,6 +59,8 @@ pub enum Stack {
     Rocm,
     Metal,
     Synapse,
+    /// Intel GPUs (Arc): oneAPI Level Zero / SYCL, as llama.cpp's SYCL backend and IPEX-LLM run.
+    Sycl,
 }
 
 impl Stack {
@@ -69,6 +71,7 @@ impl Stack {
             Stack::Rocm => "rocm-smi",
             Stack::Metal => "Metal",
             Stack::Synapse => "hl-smi",
+            Stack::Sycl => "xpu-smi",
         }
     }
 
@@ -79,6 +82,7 @@ impl Stack {
             Stack::Rocm => "ROCm",
             Stack::Metal => "Metal",
             Stack::Synapse => "SynapseAI",
+            Stack::Sycl => "SYCL",
         }
     }
 }
