@@ -187,6 +187,48 @@ fn geforce_cards_as_nvidia_smi_names_them() {
 }
 
 #[test]
+fn older_datacenter_and_workstation_cards_as_nvidia_smi_names_them() {
+    let cards: [(&str, u64, Option<&str>); 17] = [
+        ("Tesla V100-PCIE-16GB", 16160, Some("v100-pcie-16gb")),
+        ("Tesla V100-PCIE-16GB", 16384, Some("v100-pcie-16gb")),
+        ("Tesla V100-SXM2-32GB", 32768, Some("v100-sxm2-32gb")),
+        ("NVIDIA A800 80GB PCIe", 81920, Some("a800-80gb-pcie")),
+        ("NVIDIA L20", 46068, Some("l20")),
+        ("NVIDIA L40", 46068, Some("l40")),
+        ("NVIDIA L40S", 46068, Some("l40s")),
+        ("Tesla P40", 24576, Some("tesla-p40")),
+        ("Tesla P100-PCIE-16GB", 16276, Some("tesla-p100-16gb")),
+        ("NVIDIA RTX A4000", 16376, Some("rtx-a4000")),
+        ("NVIDIA RTX A4500", 20468, Some("rtx-a4500")),
+        ("NVIDIA RTX A5500", 24564, Some("rtx-a5500")),
+        ("NVIDIA RTX 4000 Ada Generation", 20468, Some("rtx-4000-ada")),
+        ("NVIDIA RTX 5000 Ada Generation", 32760, Some("rtx-5000-ada")),
+        ("NVIDIA RTX 2000 Ada Generation", 16380, Some("rtx-2000-ada")),
+        ("NVIDIA RTX A5000", 24564, Some("rtx-a5000")),
+        // Only the 80 GB PCIe A800 is a card here.
+        ("NVIDIA A800-SXM4-80GB", 81920, None),
+    ];
+    let lines = cards
+        .iter()
+        .enumerate()
+        .map(|(i, (name, total, _))| {
+            format!("{i}, {name}, {total}, 0, 580.95.05, 00000000:{:02X}:00.0", i + 1)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = FakeTools::new("older").tool("nvidia-smi", &lines, 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), cards.len());
+    for (g, (name, total, id)) in gpus.iter().zip(cards) {
+        assert_eq!(g["name"], name);
+        match id {
+            Some(id) => assert_eq!(g["gpu"], id, "{name}, {total} MiB"),
+            None => assert!(g["gpu"].is_null(), "{name}, {total} MiB: {}", g["gpu"]),
+        }
+    }
+}
+
+#[test]
 fn eight_h100s_plan_as_one_eight_card_option() {
     let t = FakeTools::new("h100").tool(
         "nvidia-smi",

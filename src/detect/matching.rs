@@ -33,6 +33,19 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
             (true, false) => "a100-sxm",
             (false, _) => "a100-40gb-pcie",
         }
+    } else if has("a800") && has("pcie") && gb > 60.0 {
+        "a800-80gb-pcie"
+    } else if has("v100") {
+        // Only the PCIe 16GB and SXM2 32GB are cards here; the memory tells them apart.
+        if gb > 20.0 {
+            "v100-sxm2-32gb"
+        } else {
+            "v100-pcie-16gb"
+        }
+    } else if has("p100") {
+        "tesla-p100-16gb"
+    } else if has("p40") {
+        "tesla-p40"
     } else if has("a10g") {
         "a10g"
     } else if has("a10") {
@@ -41,6 +54,10 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "a40"
     } else if has("l40s") {
         "l40s"
+    } else if has("l40") {
+        "l40"
+    } else if has("l20") {
+        "l20"
     } else if has("l4") {
         "l4"
     } else if has("t4") {
@@ -51,6 +68,18 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "rtx-6000-ada"
     } else if has("a6000") {
         "rtx-a6000"
+    } else if has("rtx 5000 ada") {
+        "rtx-5000-ada"
+    } else if has("rtx 4000 ada") {
+        "rtx-4000-ada"
+    } else if has("rtx 2000 ada") {
+        "rtx-2000-ada"
+    } else if has("a5500") {
+        "rtx-a5500"
+    } else if has("a4500") {
+        "rtx-a4500"
+    } else if has("a4000") {
+        "rtx-a4000"
     } else if has("a5000") {
         "rtx-a5000"
     } else if has("5090") {
