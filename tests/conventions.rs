@@ -360,7 +360,7 @@ fn file_dates() -> Vec<String> {
 #[test]
 fn the_version_names_the_catalogs_date() {
     let latest = file_dates().into_iter().max().unwrap();
-    assert_eq!(latest, "2026-12-01");
+    assert_eq!(latest, "2026-12-02");
     // The fast header read (for --version) and the loader agree on it.
     let header = vramfit::catalog::embedded_updated().map(|d| d.to_string());
     let loaded = vramfit::catalog::Catalog::embedded()
