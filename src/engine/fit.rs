@@ -77,7 +77,11 @@ pub struct FitOption {
 impl FitOption {
     /// Whether the plan runs only because part of it lives in host memory.
     pub fn spills(&self) -> bool {
-        self.placement.as_ref().is_some_and(Placement::offloads)
+        // Layers, experts or weights in RAM, or the token embedding kept there so that
+        // every layer fits on the cards.
+        self.placement
+            .as_ref()
+            .is_some_and(|p| p.offloads() || p.host().is_some_and(|h| h.bytes > 0.0))
     }
 
     pub fn is_combo(&self) -> bool {
@@ -178,7 +182,9 @@ pub fn evaluate(
     let spilled = (verdict_of.unsupported.is_none() && (verdict_of.verdict == Verdict::No || pinned))
         .then(|| ctx.needs.placed_at(gpu, count, scenario.context, scenario.batch))
         .flatten()
-        .filter(|p| p.fits() && p.offloads())
+        // Where the cards alone fall short, any placement that holds is the verdict (the
+        // limit searches ask the same); a pin that keeps everything on the cards is not news.
+        .filter(|p| p.fits() && (p.offloads() || verdict_of.verdict == Verdict::No))
         .map(|p| with_speed(p, ctx, gpu, count));
     if let Some(p) = &spilled {
         verdict_of.verdict = if judge::placed_comfortably(p, scenario) {
