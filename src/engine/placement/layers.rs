@@ -271,14 +271,7 @@ pub fn best(
     pin: Pin,
     experts: bool,
 ) -> LayerSplit {
-    let mut usable = Vec::new();
-    let mut unified = Vec::new();
-    for c in rig {
-        for _ in 0..c.count {
-            usable.push(c.usable);
-            unified.push(super::is_unified(c.gpu));
-        }
-    }
+    let (usable, unified) = super::card_slots(rig);
     // llama.cpp's default split: each card in proportion to its free memory.
     let split: Vec<f64> = usable.iter().map(|u| u.max(0.0)).collect();
     let on_host = host.is_some();

@@ -21,7 +21,7 @@ pub mod stream;
 use serde::Serialize;
 
 use super::breakdown::{Breakdown, whole_bytes};
-use super::gpu::Gpu;
+use super::gpu::{Gpu, pcie_p2p_gbs};
 use super::host::Host;
 use super::model::Model;
 use super::scenario::Scenario;
@@ -157,6 +157,26 @@ impl Placement {
     pub fn host_layers(&self) -> u64 {
         self.total_layers - self.gpu_layers
     }
+}
+
+/// Bytes per second the rig's slowest PCIe link moves host memory to a card (x16, one way).
+pub fn slowest_pcie_bytes_per_s(rig: &[Cards]) -> f64 {
+    rig.iter()
+        .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
+        .fold(f64::INFINITY, f64::min)
+        * 1e9
+}
+
+/// Each card of the rig, one after another: what the plan may use of it, and whether its
+/// memory is the host's (unified).
+pub fn card_slots(rig: &[Cards]) -> (Vec<f64>, Vec<bool>) {
+    let mut usable = Vec::new();
+    let mut unified = Vec::new();
+    for c in rig {
+        usable.extend(std::iter::repeat_n(c.usable, c.count as usize));
+        unified.extend(std::iter::repeat_n(is_unified(c.gpu), c.count as usize));
+    }
+    (usable, unified)
 }
 
 /// What the host offers a placement: its RAM less what unified-memory GPUs already use of
@@ -336,12 +356,7 @@ pub fn check(r: &Request) -> Check {
                 sc.pin,
                 spill == Spill::LayersOrExperts,
             );
-            let mut usable = Vec::new();
-            let mut unified = Vec::new();
-            for c in r.rig {
-                usable.extend(std::iter::repeat_n(c.usable, c.count as usize));
-                unified.extend(std::iter::repeat_n(is_unified(c.gpu), c.count as usize));
-            }
+            let (usable, unified) = card_slots(r.rig);
             let cards_fit = split
                 .cards
                 .iter()

@@ -1,11 +1,10 @@
 //! The placements themselves: llama.cpp's and Ollama's layers (and experts) over the cards
 //! and the host, and the streaming engines' weights in RAM, each with its speed and flags.
 
-use super::super::gpu::pcie_p2p_gbs;
 use super::super::scenario::Scenario;
 use super::{
-    DeviceBytes, DeviceKind, DevicePart, Placement, Request, Strategy, flags, host_room, is_unified, layers,
-    speed, spill_of, stream,
+    DeviceBytes, DeviceKind, DevicePart, Placement, Request, Strategy, flags, host_room, layers, speed,
+    spill_of, stream,
 };
 
 pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
@@ -17,10 +16,7 @@ pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
     let costs = layers::LayerCosts::of(r.model, &whole);
     let room = host_room(r.host, r.rig);
     let split = layers::best(&costs, r.rig, room.as_ref(), sc.pin, experts);
-    let mut unified = Vec::new();
-    for c in r.rig {
-        unified.extend(std::iter::repeat_n(is_unified(c.gpu), c.count as usize));
-    }
+    let (_, unified) = super::card_slots(r.rig);
     let mut devices = Vec::new();
     let mut step = Vec::new();
     let mut card = 0usize;
@@ -82,15 +78,11 @@ pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
         + 2.0 * host_load.experts_layers.saturating_sub(host_load.layers) as f64;
     let all_unified = unified.iter().all(|u| *u);
     if hops > 0.0 && !all_unified {
-        let pcie = r
-            .rig
-            .iter()
-            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-            .fold(f64::INFINITY, f64::min);
+        let pcie = super::slowest_pcie_bytes_per_s(r.rig);
         step.push(speed::part(
             "PCIe",
             hops * costs.hidden * 4.0 * sc.batch.max(1) as f64,
-            Some(pcie * 1e9),
+            Some(pcie),
         ));
     }
     let strategy = match (split.gpu_layers == costs.total_layers(), split.cpu_moe > 0) {
@@ -128,12 +120,7 @@ pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
         } else {
             (host_load.bytes.weights - costs.embedding).max(0.0)
         };
-        let pcie = r
-            .rig
-            .iter()
-            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-            .fold(f64::INFINITY, f64::min)
-            * 1e9;
+        let pcie = super::slowest_pcie_bytes_per_s(r.rig);
         s.prefill_seconds = speed::prefill_seconds(
             r.model.params().active as f64,
             sc.prompt,
@@ -221,12 +208,8 @@ pub(super) fn place_streamed(r: &Request) -> Placement {
             },
         });
         if streamed > 0.0 {
-            let pcie = r
-                .rig
-                .iter()
-                .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-                .fold(f64::INFINITY, f64::min);
-            step.push(speed::part("PCIe", streamed, Some(pcie * 1e9)));
+            let pcie = super::slowest_pcie_bytes_per_s(r.rig);
+            step.push(speed::part("PCIe", streamed, Some(pcie)));
         }
     }
     let mut speed = speed::from_parts(step, sc.batch);
@@ -239,12 +222,7 @@ pub(super) fn place_streamed(r: &Request) -> Placement {
             .iter()
             .map(|c| super::super::serving::peak_flops(c.gpu, fp8))
             .try_fold(f64::INFINITY, |a, f| f.map(|f| a.min(f)));
-        let pcie = r
-            .rig
-            .iter()
-            .map(|c| pcie_p2p_gbs(c.gpu.pcie_gen))
-            .fold(f64::INFINITY, f64::min)
-            * 1e9;
+        let pcie = super::slowest_pcie_bytes_per_s(r.rig);
         s.prefill_seconds = speed::prefill_seconds(
             r.model.params().active as f64 / f64::from(count.max(1)),
             sc.prompt,
