@@ -125,6 +125,36 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         let (lo, hi) = smi_less_reserve(smi);
         v.push((id, lo, hi));
     }
+    // MIG instances: the GiB `nvidia-smi mig -lgip` prints, which CUDA inside the instance
+    // sees whole (an A100 80GB 1g.10gb: torch total_memory 9728 MiB = 9.50 GiB).
+    for (id, gib) in [
+        ("a100-40gb-pcie-mig-1g.5gb", 4.75),
+        ("a100-40gb-pcie-mig-1g.10gb", 9.62),
+        ("a100-40gb-pcie-mig-2g.10gb", 9.62),
+        ("a100-40gb-pcie-mig-3g.20gb", 19.50),
+        ("a100-40gb-pcie-mig-4g.20gb", 19.50),
+        ("a100-40gb-pcie-mig-7g.40gb", 39.25),
+        ("a100-sxm-mig-1g.10gb", 9.50),
+        ("a100-sxm-mig-1g.20gb", 19.50),
+        ("a100-sxm-mig-2g.20gb", 19.50),
+        ("a100-sxm-mig-3g.40gb", 39.25),
+        ("a100-sxm-mig-4g.40gb", 39.25),
+        ("a100-sxm-mig-7g.80gb", 78.75),
+        ("h100-sxm-mig-1g.10gb", 9.75),
+        ("h100-sxm-mig-1g.20gb", 19.62),
+        ("h100-sxm-mig-2g.20gb", 19.62),
+        ("h100-sxm-mig-3g.40gb", 39.50),
+        ("h100-sxm-mig-4g.40gb", 39.50),
+        ("h100-sxm-mig-7g.80gb", 79.25),
+        ("h200-sxm-mig-1g.18gb", 16.00),
+        ("h200-sxm-mig-1g.35gb", 32.50),
+        ("h200-sxm-mig-2g.35gb", 32.50),
+        ("h200-sxm-mig-3g.71gb", 69.75),
+        ("h200-sxm-mig-4g.71gb", 69.75),
+        ("h200-sxm-mig-7g.141gb", 140.00),
+    ] {
+        v.push((id, gib * GIB, gib * GIB));
+    }
     v
 }
 

@@ -151,3 +151,121 @@ fn a_plan_for_one_class_of_cards_and_the_planners_row_agree() {
             .all(|o| app.catalog.gpus[o.gpu].class() == GpuClass::Consumer)
     );
 }
+
+/// MIG profiles are cards of their own: the instance's memory as `nvidia-smi mig -lgip`
+/// prints it, the card's bandwidth by memory slices (eighths) and its throughput by SMs;
+/// they never join a combo.
+#[test]
+fn mig_profiles_are_slices_with_their_share_of_the_card() {
+    let catalog = Catalog::embedded().unwrap();
+    let card = |id: &str| &catalog.gpus[catalog.gpu_index(id).unwrap()];
+    let h100 = card("h100-sxm");
+    let s = card("h100-sxm-mig-3g.40gb");
+    assert_eq!(s.class(), GpuClass::Slice);
+    assert!(!s.combines());
+    // 39.50 GiB in the H100's lgip table; four of eight memory slices; 60 of 132 SMs.
+    assert_eq!(s.memory_visible_bytes, Some(39.5 * 1_073_741_824.0));
+    assert_eq!(s.memory_smi_mib, Some(40_448));
+    assert_eq!(s.bandwidth_gbs, h100.bandwidth_gbs * 4.0 / 8.0);
+    assert_eq!(s.bandwidth_gbs, 1675.0);
+    assert_eq!(
+        s.bf16_tflops,
+        Some(((989.0 * 60.0 / 132.0) * 100.0_f64).round() / 100.0)
+    );
+    assert_eq!(s.memory_gb, 40.0);
+    // Every profile the issue names, on the A100s, the H100 and the H200.
+    for id in [
+        "a100-40gb-pcie-mig-1g.5gb",
+        "a100-sxm-mig-1g.10gb",
+        "a100-sxm-mig-7g.80gb",
+        "h100-sxm-mig-1g.10gb",
+        "h200-sxm-mig-1g.18gb",
+        "h200-sxm-mig-7g.141gb",
+    ] {
+        assert_eq!(card(id).class(), GpuClass::Slice, "{id}");
+    }
+    // No slice holds more, or reads faster, than its whole card.
+    for g in catalog.gpus.iter().filter(|g| g.id.contains("-mig-")) {
+        let parent = card(g.id.split("-mig-").next().unwrap());
+        assert!(g.bandwidth_gbs <= parent.bandwidth_gbs, "{}", g.id);
+        assert!(
+            g.memory_visible_bytes.unwrap() <= parent.memory_visible_bytes.unwrap() * 1.01,
+            "{}",
+            g.id
+        );
+    }
+    assert_eq!(json(&["gpus", "--class", "slice", "--search", "mig"]).len(), 24);
+    // Planned on: one slice fits an 8B model; two of them are no combo.
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm-mig-3g.40gb",
+            "--all",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let options = plan["options"].as_array().unwrap();
+    let one = options.iter().find(|o| o["count"] == 1).unwrap();
+    assert_eq!(one["verdict"], "fits");
+    assert_eq!(one["capacity_bytes"], 42_412_802_048u64);
+    for o in options.iter().filter(|o| o["count"] != 1) {
+        assert_eq!(o["verdict"], "no", "{o}");
+        assert!(
+            o["reason"].as_str().unwrap().contains("a slice of one card"),
+            "{o}"
+        );
+    }
+    // Too big for a slice says so, not "too big for 8 cards".
+    let out = vramfit()
+        .args(["plan", "-m", "llama-3.1-70b", "--gpu", "h100-sxm-mig-1g.10gb"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("too big for this card, which does not combine with others"),
+        "{text}"
+    );
+}
+
+/// A user's catalog may add a MIG profile; one of an unknown card, or bigger than its card,
+/// is refused at its line.
+#[test]
+fn a_mig_profile_in_a_users_catalog_is_checked() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mig-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = |card: &str, gib: f64| {
+        format!(
+            "\n[[mig_profile]]\ncard = \"{card}\"\nprofile = \"2g.24gb\"\ncompute_slices = 2\nmemory_slices = 2\nmemory_gib = {gib}\nsms = 34\ncard_sms = 132\nsource = \"a test\"\n"
+        )
+    };
+    let run = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        vramfit()
+            .args(["--catalog", path.to_str().unwrap(), "gpus", "--search", "2g.24gb"])
+            .output()
+            .unwrap()
+    };
+    let ok = run("ok.toml", &profile("h100-nvl", 21.62));
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("h100-nvl-mig-2g.24gb"));
+    let unknown = run("unknown.toml", &profile("h999", 21.62));
+    assert_eq!(unknown.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        err.contains("unknown.toml:3:1: MIG profile of unknown gpu 'h999'"),
+        "{err}"
+    );
+    let big = run("big.toml", &profile("h100-nvl", 500.0));
+    let err = String::from_utf8_lossy(&big.stderr);
+    assert!(
+        err.contains("big.toml:7:1: 500 GiB is more than the whole"),
+        "{err}"
+    );
+}

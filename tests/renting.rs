@@ -204,6 +204,51 @@ const SEED_PRICES: &[(&str, &str, f64, &str, Per, OfferKind)] = &[
         Per::Month,
         OfferKind::Estimate,
     ),
+    // The same list's MIG slices: a card's ¥12,000 for seven slices, 1 of 7.
+    (
+        "h100-sxm-mig-1g.10gb",
+        "Yiwan",
+        1714.0,
+        "CNY",
+        Per::Month,
+        OfferKind::Estimate,
+    ),
+    // The same list's MIG slices: a card's ¥12,000 for seven slices, 2 of 7.
+    (
+        "h100-sxm-mig-2g.20gb",
+        "Yiwan",
+        3429.0,
+        "CNY",
+        Per::Month,
+        OfferKind::Estimate,
+    ),
+    // The same list's MIG slices: a card's ¥12,000 for seven slices, 3 of 7.
+    (
+        "h100-sxm-mig-3g.40gb",
+        "Yiwan",
+        5143.0,
+        "CNY",
+        Per::Month,
+        OfferKind::Estimate,
+    ),
+    // The same list's MIG slices: a card's ¥12,000 for seven slices, 4 of 7.
+    (
+        "h100-sxm-mig-4g.40gb",
+        "Yiwan",
+        6857.0,
+        "CNY",
+        Per::Month,
+        OfferKind::Estimate,
+    ),
+    // The same list's MIG slices: a card's ¥12,000 for seven slices, 7 of 7.
+    (
+        "h100-sxm-mig-7g.80gb",
+        "Yiwan",
+        12000.0,
+        "CNY",
+        Per::Month,
+        OfferKind::Estimate,
+    ),
     (
         "a100-vgpu-1-20",
         "Yiwan",

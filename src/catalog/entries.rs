@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use crate::engine::gpu::{Gpu, Offer};
 use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow};
+use crate::engine::slice::MigProfile;
 
 /// One catalog file: any of the three arrays may be present.
 #[derive(Debug, Default, Deserialize)]
@@ -20,6 +21,9 @@ pub(super) struct CatalogFile {
     pub(super) gpu: Vec<Gpu>,
     #[serde(default)]
     pub(super) offer: Vec<Offer>,
+    /// MIG profiles of the file's (or an earlier file's) cards, each planned as a card.
+    #[serde(default)]
+    pub(super) mig_profile: Vec<MigProfile>,
 }
 
 impl CatalogFile {
@@ -62,6 +66,11 @@ impl CatalogFile {
             }
             for s in [&mut o.region, &mut o.seen, &mut o.source, &mut o.notes] {
                 clean_opt(s);
+            }
+        }
+        for p in &mut self.mig_profile {
+            for s in [&mut p.card, &mut p.profile, &mut p.source] {
+                clean(s);
             }
         }
     }

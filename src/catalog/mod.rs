@@ -282,6 +282,39 @@ impl Catalog {
                 }
             }
         }
+        // Each MIG profile becomes a card of its own, after the cards it slices.
+        for (nth, profile) in parsed.mig_profile.into_iter().enumerate() {
+            let here = |field: &str, message: String| {
+                let at = source
+                    .match_indices("[[mig_profile]]")
+                    .nth(nth)
+                    .map_or(source.len(), |(i, _)| i);
+                locate_after(file, source, at, field, message)
+            };
+            let Some(&parent) = gpu_at.get(&profile.card.to_ascii_lowercase()) else {
+                return Err(here(
+                    "card",
+                    format!(
+                        "MIG profile of unknown gpu '{}'",
+                        crate::text::clean_prefix(&profile.card, 60)
+                    ),
+                ));
+            };
+            let card = &self.gpus[parent];
+            profile.check(card).map_err(|(field, m)| here(field, m))?;
+            let slice = profile.slice_of(card);
+            validate_gpu(&slice).map_err(|(field, m)| here(field, m))?;
+            match gpu_at.get(&slice.id.to_ascii_lowercase()).copied() {
+                Some(i) => {
+                    let offers = std::mem::take(&mut self.gpus[i].offers);
+                    self.gpus[i] = Gpu { offers, ..slice };
+                }
+                None => {
+                    gpu_at.insert(slice.id.to_ascii_lowercase(), self.gpus.len());
+                    self.gpus.push(slice);
+                }
+            }
+        }
         for (nth, offer) in parsed.offer.into_iter().enumerate() {
             // Each offer's own text, the n-th `[[offer]]` table of the file, found only for
             // a message.

@@ -52,6 +52,7 @@ pub(super) fn parse_large(source: &str) -> Option<CatalogFile> {
         whole.model.extend(file.model);
         whole.gpu.extend(file.gpu);
         whole.offer.extend(file.offer);
+        whole.mig_profile.extend(file.mig_profile);
     }
     Some(whole)
 }
@@ -75,7 +76,7 @@ fn cut(source: &str, size: usize) -> Vec<&str> {
 
 fn is_entry_header(line: &str) -> bool {
     let line = line.trim();
-    let rest = ["[[model]]", "[[gpu]]", "[[offer]]"]
+    let rest = ["[[model]]", "[[gpu]]", "[[offer]]", "[[mig_profile]]"]
         .iter()
         .find_map(|h| line.strip_prefix(h));
     rest.is_some_and(|r| {

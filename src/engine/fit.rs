@@ -212,7 +212,8 @@ pub fn evaluate(
         Some(r) => Some(r),
         None if verdict_of.free_per_card < 0.0 => Some(match cards_needed {
             Some(k) => Reason::NeedsCards(k),
-            None => Reason::NoCountFits(ctx.largest_count),
+            // A slice or a unified-memory chip never joins a combo: too big for itself alone.
+            None => Reason::NoCountFits(if gpu.combines() { ctx.largest_count } else { 1 }),
         }),
         None => None,
     };

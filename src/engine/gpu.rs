@@ -155,6 +155,12 @@ impl Gpu {
         self.memory_gb * 1e9
     }
 
+    /// Whether several of it make a combo: not a slice (one model per slice) and not a
+    /// chip with no link to another (Apple, APUs).
+    pub fn combines(&self) -> bool {
+        !self.is_slice() && self.link != LinkKind::None
+    }
+
     /// A slice of one physical card (a vGPU or MIG instance rented on its own): it shares
     /// the card's memory bus with the other slices. The catalog's `mig` field names what
     /// a whole card can be cut into; a slice says "slice of".

@@ -214,16 +214,16 @@ pub fn unsupported_reason(model: &Model, gpu: &Gpu, count: u32, scenario: &Scena
     if count <= 1 {
         return None;
     }
+    // Slices of one card (MIG, vGPU) share its memory bus; runtimes place one model per
+    // slice. (Asked first: a slice has no link of its own either.)
+    if gpu.is_slice() {
+        return Some(Reason::SharedSlice);
+    }
     // One pool shared by CPU and GPU (Apple, unified-memory boxes): there is no second
     // device in the machine to split over, and runtimes do not split across machines
     // over PCIe.
     if gpu.link == LinkKind::None {
         return Some(Reason::SingleDevice);
-    }
-    // Slices of one card (MIG, vGPU) share its memory bus; runtimes place one model per
-    // slice.
-    if gpu.is_slice() {
-        return Some(Reason::SharedSlice);
     }
     if scenario.method == Method::Full && !gpu.link.is_node_wide() {
         return Some(Reason::NeedsFabric);

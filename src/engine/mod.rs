@@ -27,6 +27,7 @@ pub mod runtime;
 pub mod scenario;
 pub mod serving;
 pub mod settle;
+pub mod slice;
 pub mod units;
 pub mod verdict;
 pub mod workload;

@@ -85,6 +85,7 @@ impl Reason {
                 )
             }
             Reason::NeedsCards(n) => format!("needs {n} cards of this kind"),
+            Reason::NoCountFits(1) => "too big for this card, which does not combine with others".into(),
             Reason::NoCountFits(n) => format!("too big for {n} cards of this kind"),
             Reason::Busy { free, wanted } => format!(
                 "other processes leave {} free per card; the serving engine wants {} free to start (gpu_memory_utilization × the card's total)",
@@ -116,6 +117,7 @@ impl Reason {
             Reason::BeyondOneNode(n) => format!("over {n} cards"),
             Reason::NeedsFabric => "needs NVLink".into(),
             Reason::NeedsCards(n) => format!("needs {n} cards"),
+            Reason::NoCountFits(1) => "too big".into(),
             Reason::NoCountFits(n) => format!("too big for {n}"),
             Reason::Busy { .. } => "card busy".into(),
             Reason::RigShort => "too big".into(),
