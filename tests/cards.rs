@@ -5,6 +5,7 @@ mod common;
 
 use common::vramfit;
 use vramfit::catalog::Catalog;
+use vramfit::engine::apple::metal_default_working_set_bytes;
 use vramfit::engine::gpu::GpuClass;
 
 /// Memory bandwidth a card of each class really has, GB/s: a figure outside is a typo.
@@ -53,6 +54,28 @@ fn every_card_has_a_source_and_figures_plausible_for_its_class() {
             g.unified_memory(),
             matches!(class, GpuClass::Apple | GpuClass::Integrated),
             "{}",
+            g.id
+        );
+    }
+}
+
+/// Every Apple entry gives the GPU what Metal's default rule gives its memory (Apple's "24 GB"
+/// is 24 GiB), so the catalog and a detected Mac agree.
+#[test]
+fn every_apple_entry_has_metals_default_share_of_its_memory() {
+    let catalog = Catalog::embedded().unwrap();
+    let apple: Vec<_> = catalog
+        .gpus
+        .iter()
+        .filter(|g| g.class() == GpuClass::Apple)
+        .collect();
+    assert!(apple.len() >= 50, "{} Apple entries", apple.len());
+    for g in apple {
+        let expected = metal_default_working_set_bytes(g.memory_gb * 1_073_741_824.0);
+        let visible = g.memory_visible_bytes.expect("an Apple entry's Metal share");
+        assert!(
+            (visible - expected).abs() <= 1_048_576.0,
+            "{}: {visible} B, the rule gives {expected} B",
             g.id
         );
     }

@@ -499,26 +499,29 @@ fn an_m2_ultra_from_sysctl() {
     let t = FakeTools::new("m2").tool("sysctl", "206158430208\nApple M2 Ultra", 0);
     let (gpus, _) = t.detect();
     assert_eq!(gpus.len(), 1);
-    // Metal's default working set: 3/4 of 192 GiB.
-    assert_eq!(gpus[0]["memory_total_bytes"], 206_158_430_208u64 / 4 * 3);
+    // Metal's default working set on macOS 26: 84 % of 192 GiB.
+    let share = vramfit::engine::apple::metal_default_working_set_bytes(206_158_430_208.0);
+    assert_eq!(gpus[0]["memory_total_bytes"], share as u64);
     assert_eq!(gpus[0]["gpu"], "m2-ultra-192gb");
     assert_eq!(gpus[0]["source"], "sysctl");
 }
 
 /// Apple chips as `sysctl -n hw.memsize machdep.cpu.brand_string` prints them: each size the
-/// catalog has is its card; other sizes of the same chip are none.
+/// catalog has is its card; a size far from any the chip was sold with is none.
 #[test]
 fn apple_chips_from_sysctl() {
     const GIB: u64 = 1 << 30;
-    let machines: [(u64, &str, Option<&str>); 10] = [
+    let machines: [(u64, &str, Option<&str>); 12] = [
         (24, "Apple M4 Pro", Some("m4-pro-24gb")),
         (48, "Apple M4 Pro", Some("m4-pro-48gb")),
-        (64, "Apple M4 Pro", None),
+        (64, "Apple M4 Pro", Some("m4-pro-64gb")),
+        (8, "Apple M4 Pro", None),
         (36, "Apple M3 Pro", Some("m3-pro-36gb")),
-        (18, "Apple M3 Pro", None),
+        (18, "Apple M3 Pro", Some("m3-pro-18gb")),
         (96, "Apple M2 Max", Some("m2-max-96gb")),
         (64, "Apple M1 Max", Some("m1-max-64gb")),
-        (32, "Apple M1 Max", None),
+        (32, "Apple M1 Max", Some("m1-max-32gb")),
+        (256, "Apple M1 Max", None),
         (256, "Apple M3 Ultra", Some("m3-ultra-256gb")),
         (512, "Apple M3 Ultra", Some("m3-ultra-512gb")),
     ];
@@ -529,6 +532,72 @@ fn apple_chips_from_sysctl() {
         match id {
             Some(id) => assert_eq!(gpus[0]["gpu"], id, "{brand} {gib} GB"),
             None => assert!(gpus[0]["gpu"].is_null(), "{brand} {gib} GB"),
+        }
+    }
+}
+
+/// Every Apple entry from the brand string `sysctl machdep.cpu.brand_string` prints on that chip
+/// (each quoted from a public log or report, `ci:` ids as in the references) and the
+/// `hw.memsize` of its size; the entry is the one whose Metal share is nearest.
+#[test]
+fn apple_silicon_m1_to_m5_as_sysctl_names_them() {
+    const GIB: u64 = 1 << 30;
+    // "Apple M1": `sysctl -a | grep M1` (ci:16286391917); "Apple M1 Pro": sysctl output
+    // (ci:64762307); "Apple M1 Max": `sysctl -a | grep machdep.cpu.brand_string` (ci:1777091221);
+    // "Apple M1 Ultra": a benchmark's CPU line, "CPU: Apple M1 Ultra × 20" (ci:55801268444).
+    // "Apple M2": `sysctl -a | grep -i brand` (ci:26588830132); "Apple M2 Pro": `sysctl
+    // machdep.cpu.brand_string` (ci:9940487108); "Apple M2 Max": `sysctl -a` (ci:52449298572);
+    // "Apple M2 Ultra": llama.cpp's Metal device name, the same string (ci:57949983032).
+    // "Apple M3" with hw.memsize 17179869184 (ci:68390272588); "Apple M3 Pro" with 19327352832
+    // (ci:55589323998); "Apple M3 Max" with 38654705664 (ci:68318205764); "Apple M3 Ultra" with
+    // 103079215104 (ci:61900700714). "Apple M4" with 25769803776 (ci:61111189857); "Apple M4
+    // Pro" with 68719476736 on macOS 26.5.2 (ci:60918010939); "Apple M4 Max" (ci:58282303281).
+    // "Apple M5": llama.cpp's Metal device name on darwin25 (ci:59932672849); "Apple M5 Pro"
+    // with 68719476736 (ci:70889856781); "Apple M5 Max" with 137438953472, macOS 26.6.2
+    // (ci:69188008840).
+    let chips: [(&str, &[u64]); 18] = [
+        ("Apple M1", &[8, 16]),
+        ("Apple M1 Pro", &[16, 32]),
+        ("Apple M1 Max", &[32, 64]),
+        ("Apple M1 Ultra", &[64, 128]),
+        ("Apple M2", &[8, 16, 24]),
+        ("Apple M2 Pro", &[16, 32]),
+        ("Apple M2 Max", &[32, 64, 96]),
+        ("Apple M2 Ultra", &[64, 128, 192]),
+        ("Apple M3", &[8, 16, 24]),
+        ("Apple M3 Pro", &[18, 36]),
+        ("Apple M3 Max", &[36, 48, 64, 96, 128]),
+        ("Apple M3 Ultra", &[96, 256, 512]),
+        ("Apple M4", &[16, 24, 32]),
+        ("Apple M4 Pro", &[24, 48, 64]),
+        ("Apple M4 Max", &[36, 48, 64, 128]),
+        ("Apple M5", &[16, 24, 32]),
+        ("Apple M5 Pro", &[24, 48, 64]),
+        ("Apple M5 Max", &[36, 48, 64, 128]),
+    ];
+    for (brand, sizes) in chips {
+        for gib in sizes {
+            let id = format!(
+                "{}-{gib}gb",
+                brand
+                    .trim_start_matches("Apple ")
+                    .to_lowercase()
+                    .replace(' ', "-")
+            );
+            let t = FakeTools::new("m").tool("sysctl", &format!("{}\n{brand}", gib * GIB), 0);
+            let (gpus, _) = t.detect();
+            assert_eq!(gpus.len(), 1, "{brand} {gib} GB");
+            assert_eq!(gpus[0]["gpu"], id.as_str(), "{brand} {gib} GB");
+        }
+    }
+    // The trailing blank one report shows ("Apple M1 ", ci:28488074915) is no other chip; the
+    // M5 Ultra has no entry (no first-hand report of one found).
+    for (gib, brand, id) in [(8, "Apple M1 ", Some("m1-8gb")), (256, "Apple M5 Ultra", None)] {
+        let t = FakeTools::new("m").tool("sysctl", &format!("{}\n{brand}", gib * GIB), 0);
+        let (gpus, _) = t.detect();
+        match id {
+            Some(id) => assert_eq!(gpus[0]["gpu"], id, "{brand}"),
+            None => assert!(gpus[0]["gpu"].is_null(), "{brand}: {}", gpus[0]["gpu"]),
         }
     }
 }

@@ -174,29 +174,37 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "rx-6900-xt"
     } else if has("6800") && !has("xt") {
         "rx-6800"
-    } else if has("m2 ultra") && gb > 100.0 {
-        "m2-ultra-192gb"
-    } else if has("m3 max") && gb > 80.0 {
-        "m3-max-128gb"
-    } else if has("m4 max") && gb > 80.0 {
-        "m4-max-128gb"
-    } else if has("m3 ultra") && gb > 300.0 {
-        "m3-ultra-512gb"
-    } else if has("m3 ultra") && gb > 150.0 {
-        "m3-ultra-256gb"
-    } else if has("m4 pro") && gb < 25.0 {
-        // Metal's share: 2/3 of 24 GiB, 3/4 of 48 GiB; the 64 GB machine is not a card here.
-        "m4-pro-24gb"
-    } else if has("m4 pro") && (30.0..45.0).contains(&gb) {
-        "m4-pro-48gb"
-    } else if has("m3 pro") && gb > 20.0 {
-        "m3-pro-36gb"
-    } else if has("m2 max") && gb > 60.0 {
-        "m2-max-96gb"
-    } else if has("m1 max") && gb > 40.0 {
-        "m1-max-64gb"
     } else {
-        return None;
+        return match_apple(&n, total_bytes as f64, catalog);
     };
     catalog.gpu_index(id).map(|_| id.to_string())
+}
+
+/// An Apple chip by the name `sysctl machdep.cpu.brand_string` (or Metal) prints, "Apple M4
+/// Pro", and the GPU's share of its memory: of the catalog's entries for that chip
+/// (`m4-pro-24gb`, `m4-pro-48gb`, ...), the one whose Metal share is nearest. `n` is the name
+/// lower-cased and padded with spaces, as `match_card` makes it.
+fn match_apple(n: &str, total_bytes: f64, catalog: &Catalog) -> Option<String> {
+    let mut words = n.split_whitespace().skip_while(|w| *w != "apple").skip(1);
+    let chip = words
+        .next()
+        .filter(|w| w.len() == 2 && w.starts_with('m') && w[1..].bytes().all(|b| b.is_ascii_digit()))?;
+    let prefix = match words.next() {
+        Some(tier @ ("pro" | "max" | "ultra")) => format!("{chip}-{tier}-"),
+        _ => format!("{chip}-"),
+    };
+    let (id, distance) = catalog
+        .gpus
+        .iter()
+        .filter(|g| {
+            // "m4-" must not take "m4-pro-48gb": only the size may follow the prefix.
+            g.id.strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix("gb"))
+                .is_some_and(|size| !size.is_empty() && size.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|g| Some((&g.id, (g.memory_visible_bytes? / total_bytes).ln().abs())))
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    // Older macOS gives up to a sixth less than the catalog's macOS 26 share; farther off is
+    // a size the catalog does not have.
+    (distance < 1.25f64.ln()).then(|| id.clone())
 }

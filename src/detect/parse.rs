@@ -185,7 +185,7 @@ pub fn parse_rocm_smi(text: &str, d: &mut Detection) {
 }
 
 /// `sysctl -n hw.memsize machdep.cpu.brand_string`: an Apple machine's unified memory and
-/// chip. The GPU may use what Metal recommends: 2/3 of the memory up to 32 GB, 3/4 above.
+/// chip. The GPU may use what Metal recommends by default (`engine::apple`'s rule).
 pub fn parse_sysctl(text: &str, d: &mut Detection) {
     let mut lines = text.lines().map(str::trim);
     let (Some(memsize_text), Some(brand)) = (lines.next(), lines.next()) else {
@@ -194,15 +194,11 @@ pub fn parse_sysctl(text: &str, d: &mut Detection) {
     let (Some(memsize), true) = (memsize_text.parse::<u64>().ok(), brand.starts_with("Apple")) else {
         return;
     };
-    let share = if memsize as f64 <= 32.0 * 1_073_741_824.0 {
-        2.0 / 3.0
-    } else {
-        0.75
-    };
+    let share = crate::engine::apple::metal_default_working_set_bytes(memsize as f64);
     let name = crate::text::clean_prefix(brand, 60);
     let card = format!("the {name}");
     let unit = "B of unified memory (Metal's share)";
-    match card_memory("sysctl", &card, memsize as f64 * share, memsize_text, unit) {
+    match card_memory("sysctl", &card, share, memsize_text, unit) {
         Ok(total) => d.gpus.push(DetectedGpu {
             index: 0,
             name,

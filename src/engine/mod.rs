@@ -1,6 +1,7 @@
 //! The arithmetic: pure functions over plain data. No terminal, no files, no arguments.
 
 pub mod advise;
+pub mod apple;
 pub mod breakdown;
 pub mod calibrated;
 pub mod choice;
