@@ -54,6 +54,10 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("mi250x", 2.0 * 68_702_699_520.0, 2.0 * 68_702_699_520.0),
         // The MI250's GCDs report the same 68.70 GB (a rocm-smi reading, ci:23895369752).
         ("mi250", 2.0 * 68_702_699_520.0, 2.0 * 68_702_699_520.0),
+        // Laptop parts on Linux: the Ultralytics logs cited in their entries.
+        ("rtx-4060-laptop", 7806.0 * MIB, 8188.0 * MIB),
+        ("rtx-4070-laptop", 7806.0 * MIB, 8188.0 * MIB),
+        ("rtx-3080-laptop-16gb", 15993.0 * MIB, 16384.0 * MIB),
         // 32623 MiB less the 494 MiB reserve measured on this card (vllm#51590).
         ("rtx-pro-4500", 32129.0 * MIB, 32623.0 * MIB),
         // rocm-smi 34342961152 B on an MI100; a ROCm torch total of 21458059264 B on a 7900 XT.
@@ -129,9 +133,6 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("rtx-3060-laptop", 6144.0),
         ("rtx-3070-laptop", 8192.0),
         ("rtx-3080-laptop-8gb", 8192.0),
-        ("rtx-3080-laptop-16gb", 16384.0),
-        ("rtx-4060-laptop", 8188.0),
-        ("rtx-4070-laptop", 8188.0),
         ("rtx-4080-laptop", 12282.0),
         ("rtx-4090-laptop", 16376.0),
         ("rtx-5070-ti-laptop", 12227.0),
