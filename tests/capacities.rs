@@ -52,6 +52,14 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("gb200", 184.0 * GIB, 189471.0 * MIB),
         // ROCm allocates what rocm-smi reports: two 68,702,699,520 B dies per MI250X.
         ("mi250x", 2.0 * 68_702_699_520.0, 2.0 * 68_702_699_520.0),
+        // The MI250's GCDs report the same 68.70 GB (a rocm-smi reading, ci:23895369752).
+        ("mi250", 2.0 * 68_702_699_520.0, 2.0 * 68_702_699_520.0),
+        // Laptop parts on Linux: the Ultralytics logs cited in their entries.
+        ("rtx-4060-laptop", 7806.0 * MIB, 8188.0 * MIB),
+        ("rtx-4070-laptop", 7806.0 * MIB, 8188.0 * MIB),
+        ("rtx-3080-laptop-16gb", 15993.0 * MIB, 16384.0 * MIB),
+        // 32623 MiB less the 494 MiB reserve measured on this card (vllm#51590).
+        ("rtx-pro-4500", 32129.0 * MIB, 32623.0 * MIB),
         // rocm-smi 34342961152 B on an MI100; a ROCm torch total of 21458059264 B on a 7900 XT.
         ("mi100", 34_342_961_152.0, 34_342_961_152.0),
         ("rx-7900-xt", 21_458_059_264.0, 21_458_059_264.0),
@@ -110,6 +118,21 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("rx-6900-xt", 16368.0),
         ("radeon-pro-w7800", 32752.0),
         ("radeon-pro-w7900", 49136.0),
+        // Laptop parts: nvidia-smi totals from public logs, reserves from desktop siblings.
+        ("rtx-3060-laptop", 6144.0),
+        ("rtx-3070-laptop", 8192.0),
+        ("rtx-3080-laptop-8gb", 8192.0),
+        ("rtx-4080-laptop", 12282.0),
+        ("rtx-4090-laptop", 16376.0),
+        ("rtx-5070-ti-laptop", 12227.0),
+        ("rtx-5080-laptop", 16303.0),
+        ("rtx-5090-laptop", 24463.0),
+        ("rtx-4500-ada", 24570.0),
+        ("rtx-pro-4000", 24467.0),
+        ("rtx-pro-5000", 48935.0),
+        ("a2", 15356.0),
+        ("a16", 15356.0),
+        ("rtx-4090-48gb", 49140.0),
     ] {
         let (lo, hi) = smi_less_reserve(smi);
         v.push((id, lo, hi));

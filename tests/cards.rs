@@ -13,7 +13,9 @@ fn bandwidth_range(class: GpuClass) -> (f64, f64) {
     match class {
         GpuClass::Consumer => (100.0, 2_000.0),
         GpuClass::Workstation => (200.0, 2_000.0),
-        GpuClass::Datacenter => (250.0, 10_000.0),
+        // The A2 and each of the A16's four GPUs have 200 GB/s: small inference cards, still
+        // datacenter parts.
+        GpuClass::Datacenter => (150.0, 10_000.0),
         GpuClass::Integrated => (50.0, 600.0),
         GpuClass::Apple => (60.0, 1_000.0),
         GpuClass::Slice => (10.0, 10_000.0),

@@ -814,3 +814,165 @@ fn an_unknown_card_plans_on_its_memory_without_a_decode_ceiling() {
     assert_eq!(o["capacity_bytes"], (49152 - 600) * MIB);
     assert!(o["decode_tokens_per_s"].is_null());
 }
+
+/// nvidia-smi's names for laptop GPUs, with the totals public logs show (each line's source
+/// below): every laptop name is its laptop entry, never the desktop card of the same number,
+/// and a laptop part the catalog lacks is no card. The desktop names stay desktop cards.
+#[test]
+fn laptop_cards_as_nvidia_smi_names_them() {
+    let cards: [(&str, u64, Option<&str>); 17] = [
+        // ci:68973566148 (driver 527.99); ci:67215231736.
+        (
+            "NVIDIA GeForce RTX 3060 Laptop GPU",
+            6144,
+            Some("rtx-3060-laptop"),
+        ),
+        // ci:71052737896 (572.70); ci:59866951219 (581.42).
+        (
+            "NVIDIA GeForce RTX 3070 Laptop GPU",
+            8192,
+            Some("rtx-3070-laptop"),
+        ),
+        // --query-gpu, ci:56569448660 (610.62).
+        (
+            "NVIDIA GeForce RTX 3080 Laptop GPU",
+            8192,
+            Some("rtx-3080-laptop-8gb"),
+        ),
+        // CSV, ci:70133163579 (581.57); ci:68990385295 (610.57.04).
+        (
+            "NVIDIA GeForce RTX 3080 Laptop GPU",
+            16384,
+            Some("rtx-3080-laptop-16gb"),
+        ),
+        // --query-gpu on Linux, ci:70904197458 (595.91.07).
+        (
+            "NVIDIA GeForce RTX 4060 Laptop GPU",
+            8188,
+            Some("rtx-4060-laptop"),
+        ),
+        // WSL, ci:59589865832 (610.47).
+        (
+            "NVIDIA GeForce RTX 4070 Laptop GPU",
+            8188,
+            Some("rtx-4070-laptop"),
+        ),
+        // CSV, ci:69828737865 (581.57).
+        (
+            "NVIDIA GeForce RTX 4080 Laptop GPU",
+            12282,
+            Some("rtx-4080-laptop"),
+        ),
+        // A saved nvidia-smi output, ci:61858161501; ci:875855012.
+        (
+            "NVIDIA GeForce RTX 4090 Laptop GPU",
+            16376,
+            Some("rtx-4090-laptop"),
+        ),
+        // In a container, ci:65763251979 (595.79).
+        (
+            "NVIDIA GeForce RTX 5070 Ti Laptop GPU",
+            12227,
+            Some("rtx-5070-ti-laptop"),
+        ),
+        // WSL, ci:65869858289 (592.01); ci:70392679527 (610.88).
+        (
+            "NVIDIA GeForce RTX 5080 Laptop GPU",
+            16303,
+            Some("rtx-5080-laptop"),
+        ),
+        // ci:70228636262 (595.91.07); ci:70087897011 (610.74).
+        (
+            "NVIDIA GeForce RTX 5090 Laptop GPU",
+            24463,
+            Some("rtx-5090-laptop"),
+        ),
+        // Laptop parts not in the catalog are no card: the 4050 (ci:69525328608, driver
+        // 616.64), and the 3080 Ti, which is not the plain 3080 Laptop (ci:70405320546, 596.47).
+        ("NVIDIA GeForce RTX 4050 Laptop GPU", 6141, None),
+        ("NVIDIA GeForce RTX 3080 Ti Laptop GPU", 16384, None),
+        // Named with "16 GB VRAM" in ci:67644978144, not the 24 GB desktop card; its total
+        // was not found, 16303 MiB (the 16 GB GDDR7 of the RTX 5080 Laptop) stands in.
+        ("NVIDIA RTX PRO 4000 Blackwell Laptop GPU", 16303, None),
+        // The desktop names are still the desktop cards.
+        ("NVIDIA GeForce RTX 4070", 12282, Some("rtx-4070")),
+        ("NVIDIA GeForce RTX 4090", 24564, Some("rtx-4090")),
+        ("NVIDIA GeForce RTX 5090", 32607, Some("rtx-5090")),
+    ];
+    let lines = cards
+        .iter()
+        .enumerate()
+        .map(|(i, (name, total, _))| {
+            format!("{i}, {name}, {total}, 0, 595.91.07, 00000000:{:02X}:00.0", i + 1)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = FakeTools::new("laptops").tool("nvidia-smi", &lines, 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), cards.len());
+    for (g, (name, total, id)) in gpus.iter().zip(cards) {
+        assert_eq!(g["name"], name);
+        assert_eq!(g["memory_total_bytes"], total * MIB);
+        match id {
+            Some(id) => assert_eq!(g["gpu"], id, "{name}, {total} MiB"),
+            None => assert!(g["gpu"].is_null(), "{name}, {total} MiB: {}", g["gpu"]),
+        }
+    }
+}
+
+/// The workstation, datacenter and modified cards of the same batch under nvidia-smi's names,
+/// with the totals public logs show, and the MI250 under rocm-smi's.
+#[test]
+fn newer_workstation_datacenter_and_modified_cards_as_the_tools_name_them() {
+    let cards: [(&str, u64, Option<&str>); 10] = [
+        // ci:71605049994 (595.79); ci:54522518529 (580.119.02).
+        ("NVIDIA RTX 4500 Ada Generation", 24570, Some("rtx-4500-ada")),
+        // ci:70333623464 (615.71.09); ci:54706530117 (580.159.04).
+        ("NVIDIA RTX PRO 4000 Blackwell", 24467, Some("rtx-pro-4000")),
+        // vllm-project/vllm#51590 (ECC on).
+        ("NVIDIA RTX PRO 4500 Blackwell", 32623, Some("rtx-pro-4500")),
+        // ci:59239300995 (580.173.02).
+        ("NVIDIA RTX PRO 5000 Blackwell", 48935, Some("rtx-pro-5000")),
+        // The 72 GB model is another card, whether the name says so (the driver's product
+        // list, ci:67161954526) or not (73415 MiB in a test fixture, ci:70338123513).
+        ("NVIDIA RTX PRO 5000 72GB Blackwell", 73415, None),
+        ("NVIDIA RTX PRO 5000 Blackwell", 73415, None),
+        // ci:61912955851 (570.211.01).
+        ("NVIDIA A2", 15356, Some("a2")),
+        // One of the board's four, ci:69233701564 (595.71.05).
+        ("NVIDIA A16", 15356, Some("a16")),
+        // The modified 48 GB board keeps the plain name, ci:62363346314 (580.105.08).
+        ("NVIDIA GeForce RTX 4090", 49140, Some("rtx-4090-48gb")),
+        ("NVIDIA GeForce RTX 4090", 24564, Some("rtx-4090")),
+    ];
+    let lines = cards
+        .iter()
+        .enumerate()
+        .map(|(i, (name, total, _))| {
+            format!("{i}, {name}, {total}, 0, 580.95.05, 00000000:{:02X}:00.0", i + 1)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = FakeTools::new("newer").tool("nvidia-smi", &lines, 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), cards.len());
+    for (g, (name, total, id)) in gpus.iter().zip(cards) {
+        assert_eq!(g["name"], name);
+        match id {
+            Some(id) => assert_eq!(g["gpu"], id, "{name}, {total} MiB"),
+            None => assert!(g["gpu"].is_null(), "{name}, {total} MiB: {}", g["gpu"]),
+        }
+    }
+    // rocm-smi's "Card series" for an MI250 (ci:26109517603, ci:15003050580), one GCD each
+    // with 68.70 GB (ci:23895369752).
+    let gcd = |i: usize| {
+        format!(
+            r#""card{i}": {{"Card series": "AMD INSTINCT MI250 (MCM) OAM AC MBA", "Card model": "0x0b0c", "VRAM Total Memory (B)": "68702699520", "VRAM Total Used Memory (B)": "0"}}"#
+        )
+    };
+    let json = format!("{{{}}}", (0..2).map(gcd).collect::<Vec<_>>().join(", "));
+    let t = FakeTools::new("mi250").tool("rocm-smi", &json, 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), 2);
+    assert!(gpus.iter().all(|g| g["gpu"] == "mi250"), "{gpus:?}");
+}

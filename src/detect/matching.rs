@@ -9,7 +9,12 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
     let n = format!(" {} ", name.to_lowercase().replace(['-', '_', '/'], " "));
     let has = |w: &str| n.contains(&format!(" {w} ")) || n.contains(w) && w.contains(' ');
     let gb = total_bytes as f64 / 1e9;
-    let id = if has("h100") {
+    let id = if has("laptop") {
+        // Before every desktop branch: a laptop part has its own chip, memory and power, so
+        // "RTX 4070 Laptop GPU" is not the desktop RTX 4070, and a laptop part without an
+        // entry (RTX 4050, RTX PRO 4000 Blackwell Laptop) is no card rather than a wrong one.
+        laptop_card(&has, gb)?
+    } else if has("h100") {
         if has("nvl") {
             "h100-nvl"
         } else if has("pcie") {
@@ -46,6 +51,10 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "tesla-p100-16gb"
     } else if has("p40") {
         "tesla-p40"
+    } else if has("a16") {
+        "a16"
+    } else if has("a2") {
+        "a2"
     } else if has("a10g") {
         "a10g"
     } else if has("a10") {
@@ -64,6 +73,15 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "t4"
     } else if has("rtx pro 6000") {
         "rtx-pro-6000"
+    } else if has("rtx pro 5000") && gb < 60.0 {
+        // The 72 GB RTX PRO 5000 is another card, not in the catalog.
+        "rtx-pro-5000"
+    } else if has("rtx pro 4500") {
+        "rtx-pro-4500"
+    } else if has("rtx pro 4000") {
+        "rtx-pro-4000"
+    } else if has("rtx 4500 ada") {
+        "rtx-4500-ada"
     } else if has("rtx 6000 ada") {
         "rtx-6000-ada"
     } else if has("a6000") {
@@ -95,7 +113,8 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
     } else if has("4090 d") || has("4090d") {
         "rtx-4090d"
     } else if has("4090") {
-        "rtx-4090"
+        // The modified 48 GB boards print the plain RTX 4090 name; only the memory differs.
+        if gb > 30.0 { "rtx-4090-48gb" } else { "rtx-4090" }
     } else if has("4080 super") {
         "rtx-4080-super"
     } else if has("4080") {
@@ -146,7 +165,11 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
     } else if has("mi300x") {
         "mi300x"
     } else if has("mi250x") {
+        // amd-smi's market name "AMD Instinct MI250X / MI250" lands here too: the two share
+        // memory and bandwidth, so the planner's fit is the same either way.
         "mi250x"
+    } else if has("mi250") {
+        "mi250"
     } else if has("mi210") {
         "mi210"
     } else if n.contains("mi100") {
@@ -207,4 +230,37 @@ fn match_apple(n: &str, total_bytes: f64, catalog: &Catalog) -> Option<String> {
     // Older macOS gives up to a sixth less than the catalog's macOS 26 share; farther off is
     // a size the catalog does not have.
     (distance < 1.25f64.ln()).then(|| id.clone())
+}
+
+/// The laptop entry a "… Laptop GPU" name is, by its number (and memory where two parts share
+/// a name); `None` for a laptop part the catalog lacks. "Ti" laptop parts (3070 Ti, 3080 Ti)
+/// are other chips than the plain ones.
+fn laptop_card(has: &impl Fn(&str) -> bool, gb: f64) -> Option<&'static str> {
+    Some(if has("5090") {
+        "rtx-5090-laptop"
+    } else if has("5080") {
+        "rtx-5080-laptop"
+    } else if has("5070 ti") {
+        "rtx-5070-ti-laptop"
+    } else if has("4090") {
+        "rtx-4090-laptop"
+    } else if has("4080") {
+        "rtx-4080-laptop"
+    } else if has("4070") {
+        "rtx-4070-laptop"
+    } else if has("4060") {
+        "rtx-4060-laptop"
+    } else if has("3080") && !has("ti") {
+        if gb > 12.0 {
+            "rtx-3080-laptop-16gb"
+        } else {
+            "rtx-3080-laptop-8gb"
+        }
+    } else if has("3070") && !has("ti") {
+        "rtx-3070-laptop"
+    } else if has("3060") {
+        "rtx-3060-laptop"
+    } else {
+        return None;
+    })
 }
