@@ -88,9 +88,10 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("arc-130v-16gb", 8.0 * GIB, 8.0 * GIB),
         // Level Zero's total on a 32 GB Iris Xe machine; an older driver gave 80 %.
         ("iris-xe-32gb", 0.8 * 32.0 * GIB, 30_711_971_840.0),
-        // GB10: CUDA's 121.69 GiB; Jetson AGX Orin 64GB: about 60 GiB the OS sees.
+        // GB10: CUDA's 121.69 GiB; Jetson AGX Orin 64GB: the 61.37 GiB Linux sees (MemTotal),
+        // at most the module's 64 GiB.
         ("gb10-128gb", 121.69 * GIB, 121.69 * GIB),
-        ("jetson-agx-orin-64gb", 60.0 * GIB, 64.0 * GIB),
+        ("jetson-agx-orin-64gb", 61.0 * GIB, 64.0 * GIB),
     ];
     // Only the SMI total is known: it, less at most the largest reserve observed.
     for (id, smi) in [

@@ -806,9 +806,9 @@ fn integrated_gpus_as_their_tools_name_them() {
         ("Intel(R) Iris(R) Xe MAX Graphics", 30_711_971_840, None),
         // nvidia-smi on a DGX Spark (unslothai/unsloth#10703), with CUDA's 121.69 GiB.
         ("NVIDIA GB10", gb(130.66), Some("gb10-128gb")),
-        // nvidia-smi on Jetson (indexed code ci:67278694676): the AGX Orin 64GB's ~60 GiB
-        // tells it from the Orin Nano 8GB, which prints the same name.
-        ("Orin (nvgpu)", gb(64.4), Some("jetson-agx-orin-64gb")),
+        // nvidia-smi on Jetson (indexed code ci:67278694676): the AGX Orin 64GB's 61.37 GiB
+        // (MemTotal, as CUDA reports it) tells it from the Orin Nano 8GB, of the same name.
+        ("Orin (nvgpu)", 65_893_392_384, Some("jetson-agx-orin-64gb")),
         ("Orin (nvgpu)", gb(7.6), None),
         (
             "AMD Ryzen 9 7940HS w/ Radeon 780M Graphics",
