@@ -73,6 +73,22 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         ("arc-pro-b60", 24.0 * GIB - 0.9 * GIB, 24.0 * GIB),
         // A 4096 MiB vGPU framebuffer less the guest's own reserve.
         ("a100-vgpu-1-20", 4096.0 * MIB - 0.9 * GIB, 4096.0 * MIB),
+        // AMD APUs with a 512 MB carve-out: from the GTT alone, half of what Linux sees (HIP
+        // 62.47 GiB of a 128 GB Strix Halo seeing 124.92), to the carve-out plus half the rest.
+        ("radeon-780m-32gb", 15.0 * GIB, 16.25 * GIB),
+        ("radeon-880m-32gb", 15.0 * GIB, 16.25 * GIB),
+        ("radeon-890m-32gb", 15.0 * GIB, 16.25 * GIB),
+        ("strix-halo-64gb", 30.5 * GIB, 32.25 * GIB),
+        ("strix-halo-128gb", 62.47 * GIB, 64.25 * GIB),
+        // Lunar Lake: the half of RAM Windows names in the GPU's name.
+        ("arc-140v-32gb", 16.0 * GIB, 16.0 * GIB),
+        ("arc-130v-16gb", 8.0 * GIB, 8.0 * GIB),
+        // Level Zero's total on a 32 GB Iris Xe machine; an older driver gave 80 %.
+        ("iris-xe-32gb", 0.8 * 32.0 * GIB, 30_711_971_840.0),
+        // GB10: CUDA's 121.69 GiB; Jetson AGX Orin 64GB: the 61.37 GiB Linux sees (MemTotal),
+        // at most the module's 64 GiB.
+        ("gb10-128gb", 121.69 * GIB, 121.69 * GIB),
+        ("jetson-agx-orin-64gb", 61.0 * GIB, 64.0 * GIB),
     ];
     // Only the SMI total is known: it, less at most the largest reserve observed.
     for (id, smi) in [

@@ -294,3 +294,35 @@ fn a_mig_profile_in_a_users_catalog_is_checked() {
         "{err}"
     );
 }
+
+/// An AMD APU's usable memory is the one rule's: its carve-out plus the GTT Linux lends by
+/// default, at the RAM and carve-out the entry names (binary sizes, as the firmware sets them).
+#[test]
+fn every_amd_apu_is_planned_at_its_carve_out_plus_gtt() {
+    const GIB: f64 = 1_073_741_824.0;
+    let catalog = Catalog::embedded().unwrap();
+    let apus: Vec<_> = catalog
+        .gpus
+        .iter()
+        .filter(|g| g.class() == GpuClass::Integrated && g.vendor == "AMD")
+        .collect();
+    assert!(apus.len() >= 5, "{}", apus.len());
+    for g in apus {
+        let carve = g
+            .carve_out_gb
+            .unwrap_or_else(|| panic!("{}: an APU names its carve-out", g.id));
+        let rule = vramfit::engine::gpu::apu_visible_bytes(g.memory_gb * GIB, carve * GIB);
+        let visible = g.memory_visible_bytes.unwrap();
+        assert!(
+            (visible - rule).abs() <= 1_048_576.0,
+            "{}: {visible} B, the rule gives {rule} B",
+            g.id
+        );
+    }
+    // A carve-out larger than what GTT lends (96 of 128 GB) is used alone.
+    let big = vramfit::engine::gpu::apu_visible_bytes(128.0 * GIB, 96.0 * GIB);
+    assert_eq!(big, 96.0 * GIB);
+    // The usual 512 MB carve-out: half of the rest is lent on top.
+    let small = vramfit::engine::gpu::apu_visible_bytes(32.0 * GIB, 0.5 * GIB);
+    assert_eq!(small, 16.25 * GIB);
+}

@@ -976,3 +976,82 @@ fn newer_workstation_datacenter_and_modified_cards_as_the_tools_name_them() {
     assert_eq!(gpus.len(), 2);
     assert!(gpus.iter().all(|g| g["gpu"] == "mi250"), "{gpus:?}");
 }
+
+/// Integrated GPUs under the names their tools print. AMD APUs through rocm-smi, whose total
+/// is the BIOS carve-out (512 MiB, as amd-smi shows on a Radeon 8060S, indexed code
+/// ci:67608280652), not the RAM: they match by name alone. The marketing names are libdrm's
+/// amdgpu.ids, which rocm-smi prints (indexed code ci:54609201246: "AMD Radeon 780M Graphics",
+/// "AMD Radeon 880M Graphics", "AMD Radeon 890M Graphics", "AMD Radeon 8060S Graphics"), and
+/// rocm-smi's "Card Series: AMD Radeon 8060S" (ci:65793969951); the 760M and 8050S are not
+/// cards here.
+#[test]
+fn integrated_gpus_as_their_tools_name_them() {
+    let carve_out = 536_870_912u64;
+    let cards: [(&str, Option<&str>); 7] = [
+        ("AMD Radeon 780M Graphics", Some("radeon-780m-32gb")),
+        ("AMD Radeon 880M Graphics", Some("radeon-880m-32gb")),
+        ("AMD Radeon 890M Graphics", Some("radeon-890m-32gb")),
+        ("AMD Radeon 8060S Graphics", Some("strix-halo-128gb")),
+        ("AMD Radeon 8060S", Some("strix-halo-128gb")),
+        ("AMD Radeon 760M Graphics", None),
+        ("AMD Radeon 8050S Graphics", None),
+    ];
+    let json = cards
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            format!(
+                r#""card{i}": {{"Card Series": "{name}", "VRAM Total Memory (B)": "{carve_out}", "VRAM Total Used Memory (B)": "0"}}"#
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let t = FakeTools::new("apu").tool("rocm-smi", &format!("{{{json}}}"), 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), cards.len());
+    for g in &gpus {
+        let (name, id) = cards[g["index"].as_u64().unwrap() as usize];
+        assert_eq!(g["name"], name);
+        assert_eq!(g["memory_total_bytes"], carve_out);
+        match id {
+            Some(id) => assert_eq!(g["gpu"], id, "{name}"),
+            None => assert!(g["gpu"].is_null(), "{name}: {}", g["gpu"]),
+        }
+    }
+    // Names no tool here asks for yet (xpu-smi, sycl-ls) or printed with no memory total
+    // (nvidia-smi on a GB10 or a Jetson): matched directly, with the totals their runtimes give.
+    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
+    let gb = |v: f64| (v * 1e9) as u64;
+    let named: [(&str, u64, Option<&str>); 9] = [
+        // Windows: a 32 GB Core Ultra 7 (indexed code ci:60929451530); a 16 GB 256V
+        // (ci:71516014505); a 16 GB Core Ultra 5 226V (ci:52462397730).
+        ("Intel(R) Arc(TM) 140V GPU (16GB)", 0, Some("arc-140v-32gb")),
+        ("Intel(R) Arc(TM) 140V GPU (8GB)", 0, None),
+        ("Intel(R) Arc(TM) 130V GPU (8GB)", 0, Some("arc-130v-16gb")),
+        // Level Zero's 30711971840 B on a 32 GB i7-1360P (intel/ipex-llm#10819).
+        (
+            "Intel(R) Iris(R) Xe Graphics",
+            30_711_971_840,
+            Some("iris-xe-32gb"),
+        ),
+        ("Intel(R) Iris(R) Xe MAX Graphics", 30_711_971_840, None),
+        // nvidia-smi on a DGX Spark (unslothai/unsloth#10703), with CUDA's 121.69 GiB.
+        ("NVIDIA GB10", gb(130.66), Some("gb10-128gb")),
+        // nvidia-smi on Jetson (indexed code ci:67278694676): the AGX Orin 64GB's 61.37 GiB
+        // (MemTotal, as CUDA reports it) tells it from the Orin Nano 8GB, of the same name.
+        ("Orin (nvgpu)", 65_893_392_384, Some("jetson-agx-orin-64gb")),
+        ("Orin (nvgpu)", gb(7.6), None),
+        (
+            "AMD Ryzen 9 7940HS w/ Radeon 780M Graphics",
+            0,
+            Some("radeon-780m-32gb"),
+        ),
+    ];
+    for (name, total, id) in named {
+        assert_eq!(
+            vramfit::detect::match_card(name, total, &catalog).as_deref(),
+            id,
+            "{name}"
+        );
+    }
+}

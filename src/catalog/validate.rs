@@ -77,6 +77,10 @@ pub(super) fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
             return Err(("id", "'id' must not be empty".into()));
         }
         check_number("memory_gb", g.memory_gb, 0.1, 100_000.0)?;
+        // A carve-out is part of the machine's RAM, never more.
+        if let Some(c) = g.carve_out_gb {
+            check_number("carve_out_gb", c, 0.0, g.memory_gb)?;
+        }
         if let Some(b) = g.memory_visible_bytes {
             use crate::engine::ranges::{MAX_CARD_BYTES, MIN_CARD_BYTES};
             check_number("memory_visible_bytes", b, MIN_CARD_BYTES, MAX_CARD_BYTES)?;

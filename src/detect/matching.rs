@@ -198,7 +198,10 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
     } else if has("6800") && !has("xt") {
         "rx-6800"
     } else {
-        return match_apple(&n, total_bytes as f64, catalog);
+        match match_integrated(&n, gb) {
+            Some(id) => id,
+            None => return match_apple(&n, total_bytes as f64, catalog),
+        }
     };
     catalog.gpu_index(id).map(|_| id.to_string())
 }
@@ -263,4 +266,41 @@ fn laptop_card(has: &impl Fn(&str) -> bool, gb: f64) -> Option<&'static str> {
     } else {
         return None;
     })
+}
+
+/// Integrated and unified-memory GPUs that are not Apple's, from `n` (the name lowercased and
+/// padded as `match_card` makes it) and the tool's total in GB.
+///
+/// rocm-smi's total on an APU is the BIOS carve-out (512 MiB), not the machine's RAM, so the
+/// AMD chips match by name alone; what a match brings (bandwidth, compute) is the same at
+/// every memory size, and a catalog entry names the commonest size. Windows names Lunar Lake
+/// GPUs with the half of RAM it grants them ("140V GPU (16GB)" on a 32 GB machine), which
+/// tells the machine apart. GB10 and Jetson print no memory in nvidia-smi; Orin Nano, NX
+/// and AGX share the name "Orin (nvgpu)", so only a total above 40 GB is the 64 GB AGX.
+fn match_integrated(n: &str, gb: f64) -> Option<&'static str> {
+    let has = |w: &str| n.contains(&format!(" {w} ")) || n.contains(w) && w.contains(' ');
+    let id = if has("8060s") {
+        // The 64 GB machine prints the same name; a plan on it takes the tool's memory.
+        "strix-halo-128gb"
+    } else if has("890m") {
+        "radeon-890m-32gb"
+    } else if has("880m") {
+        "radeon-880m-32gb"
+    } else if has("780m") {
+        "radeon-780m-32gb"
+    } else if has("140v") && n.contains("(16gb)") {
+        "arc-140v-32gb"
+    } else if has("130v") && n.contains("(8gb)") {
+        "arc-130v-16gb"
+    } else if (has("iris(r) xe") || has("iris xe")) && !has("max") && (20.0..40.0).contains(&gb) {
+        // Iris Xe MAX is a discrete card; Level Zero gives the iGPU most of the RAM.
+        "iris-xe-32gb"
+    } else if has("gb10") {
+        "gb10-128gb"
+    } else if has("orin") && gb > 40.0 {
+        "jetson-agx-orin-64gb"
+    } else {
+        return None;
+    };
+    Some(id)
 }

@@ -110,6 +110,11 @@ pub struct Gpu {
     /// Where the two figures above come from.
     #[serde(default)]
     pub memory_source: Option<String>,
+    /// An APU's BIOS/UMA frame buffer in GiB: the part of RAM the firmware reserves as
+    /// "VRAM" in the configuration the entry names, and what rocm-smi reports as the VRAM
+    /// total. See [`apu_visible_bytes`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carve_out_gb: Option<f64>,
     #[serde(default)]
     pub memory_type: String,
     pub bandwidth_gbs: f64,
@@ -222,6 +227,31 @@ impl Gpu {
             (LinkKind::Pcie | LinkKind::None, _) | (_, None) => pcie_p2p_gbs(self.pcie_gen),
             (_, Some(gbs)) => gbs,
         }
+    }
+}
+
+/// What ROCm and Vulkan let a process allocate by default on an AMD APU with `ram_bytes` of
+/// RAM of which the firmware reserves `carve_out_bytes` as VRAM (the BIOS/UMA frame buffer).
+///
+/// The rest of RAM belongs to Linux, which lends the GPU up to TTM's default page limit of
+/// half of it as GTT (the dri-devel "TTM page limit is 50%" policy; `amd-ttm` shows 62.82 of
+/// 125.65 GB). Since Linux 6.10 amdkfd sends an APU's "VRAM" allocations to GTT when the
+/// carve-out is small ("drm/amdkfd: Let VRAM allocations go to GTT domain on small APUs"; the
+/// kernel picks the larger pool since commit 759e764f7d58). HIP then reports the GTT pool
+/// (62.47 GiB on a 128 GB Strix Halo, ROCm/legacy-rocm-build#6004), and a ROCm change adds the
+/// carve-out to it when GTT is the larger (ROCm/rocm-systems#5596); RADV gives Vulkan both
+/// pools (ggml-org/llama.cpp#19818). With a carve-out larger than what GTT lends (96 GB of 128,
+/// as Windows users set) ROCm uses the carve-out alone.
+///
+/// Pass binary sizes (RAM and carve-outs come in GiB). Firmware also keeps 1–3 GiB that Linux
+/// never sees, so measured GTT runs that much under half (the 62.47 GiB above is half of the
+/// 124.92 GiB Linux saw): this is the default's ceiling, not a floor.
+pub fn apu_visible_bytes(ram_bytes: f64, carve_out_bytes: f64) -> f64 {
+    let gtt = (ram_bytes - carve_out_bytes).max(0.0) / 2.0;
+    if gtt > carve_out_bytes {
+        carve_out_bytes + gtt
+    } else {
+        carve_out_bytes
     }
 }
 
