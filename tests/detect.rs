@@ -686,19 +686,44 @@ fn memory_used_not_available_counts_as_none_with_a_note() {
     );
 }
 
-/// A unified-memory part that reports no memory total: named in a note, not planned on.
+/// A card that reports no memory total: a unified-memory part the catalog knows (the GB10,
+/// "[N/A]" in nvidia-smi, unsloth#10703) is planned on the pool CUDA gives it; another is
+/// named in a note, not planned on.
 #[test]
-fn memory_total_not_available_is_named_in_a_note() {
+fn memory_total_not_available_is_the_unified_pool_or_a_note() {
     let t = FakeTools::new("na-total").tool(
         "nvidia-smi",
         "0, NVIDIA GB10, [N/A], [N/A], 580.95.05, 0000000F:01:00.0",
         0,
     );
     let (gpus, err) = t.detect();
+    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
+    let gb10 = &catalog.gpus[catalog.gpu_index("gb10-128gb").unwrap()];
+    assert_eq!(gpus.len(), 1);
+    assert_eq!(gpus[0]["gpu"], "gb10-128gb");
+    assert_eq!(
+        gpus[0]["memory_total_bytes"],
+        gb10.memory_visible_bytes.unwrap() as u64
+    );
+    assert!(
+        err.contains("nvidia-smi reports no memory total for card 0 (NVIDIA GB10), which shares the host's memory: planned on the 130.7 GB the catalog's"),
+        "{err}"
+    );
+    // The plan on it is the catalog card's, at that pool.
+    let o = here_option(&t, &[]);
+    assert_eq!(o["gpu"], "gb10-128gb");
+    assert_eq!(o["verdict"], "fits");
+    // A part the catalog does not know: a note, in either language.
+    let t = FakeTools::new("na-unknown").tool(
+        "nvidia-smi",
+        "0, NVIDIA Thor, [N/A], [N/A], 580.95.05, 0000000F:01:00.0",
+        0,
+    );
+    let (gpus, err) = t.detect();
     assert!(gpus.is_empty());
     assert_eq!(
         err,
-        "note: nvidia-smi reports no memory total for card 0 (NVIDIA GB10); it is not planned on\n"
+        "note: nvidia-smi reports no memory total for card 0 (NVIDIA Thor); it is not planned on\n"
     );
     let out = t
         .vramfit()
@@ -708,8 +733,121 @@ fn memory_total_not_available_is_named_in_a_note() {
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "注：nvidia-smi 没有报告卡 0（NVIDIA GB10）的显存总量；不纳入规划\n"
+        "注：nvidia-smi 没有报告卡 0（NVIDIA Thor）的显存总量；不纳入规划\n"
     );
+}
+
+/// Intel cards through `xpu-smi discovery -j`, whose layout (device_list, a memory size as a
+/// string or a number, virtual functions) is the one gpustack-style parsers read (indexed
+/// code ci:69775449279, ci:68336856570). Totals: the A770's 17,102,532,608 B (ci:69775449279);
+/// the B580's 12,168,933,376 B Level Zero total (a torch XPU device report, ci:9649379438);
+/// the A750's 8,128 MiB and the Pro B60's 24,480 MiB (llama.cpp Vulkan device lines,
+/// ci:59082457152 and ci:70455230795). Names as sycl-ls and xpu-smi print them
+/// (ci:43881530273, ci:55812839948, ci:67339473370).
+#[test]
+fn intel_arc_cards_from_xpu_smi() {
+    let json = r#"{"device_list": [
+        {"device_id": 0, "device_type": "GPU", "device_function_type": "physical", "device_name": "Intel(R) Arc(TM) A770 Graphics", "memory_physical_size_byte": "17102532608"},
+        {"device_id": 1, "device_type": "GPU", "device_name": "Intel(R) Arc(TM) B580 Graphics", "memory_physical_size_byte": 12168933376},
+        {"device_id": 2, "device_type": "GPU", "device_name": "Intel(R) Arc(TM) A750 Graphics", "memory_physical_size_byte": "8522825728"},
+        {"device_id": 3, "device_type": "GPU", "device_name": "Intel(R) Arc(TM) Pro B60 Graphics", "memory_physical_size_byte": "25669140480"},
+        {"device_id": 4, "device_type": "GPU", "device_function_type": "virtual", "device_name": "Intel(R) Arc VF"}
+    ]}"#;
+    let t = FakeTools::new("xpu").tool("xpu-smi", json, 0);
+    let (gpus, err) = t.detect();
+    let ids: Vec<&str> = gpus.iter().map(|g| g["gpu"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["arc-a770-16gb", "arc-b580", "arc-a750", "arc-pro-b60"]);
+    assert_eq!(gpus[1]["memory_total_bytes"], 12_168_933_376u64);
+    assert!(gpus.iter().all(|g| g["source"] == "xpu-smi"));
+    assert!(
+        err.contains("xpu-smi reports no memory in use for device 0"),
+        "{err}"
+    );
+    // One kind alone plans as that catalog card.
+    let t = FakeTools::new("xpu1").tool(
+        "xpu-smi",
+        r#"{"device_list": [{"device_id": 0, "device_name": "Intel(R) Arc(TM) B580 Graphics", "memory_physical_size_byte": 12168933376}]}"#,
+        0,
+    );
+    let o = here_option(&t, &[]);
+    assert_eq!(o["gpu"], "arc-b580");
+    assert_eq!(o["capacity_bytes"], 12_168_933_376u64);
+    // Garbage is a note, not a card.
+    let t = FakeTools::new("xpu-bad").tool("xpu-smi", "Error: Level Zero not initialized", 0);
+    let (gpus, err) = t.detect();
+    assert!(gpus.is_empty());
+    assert!(
+        err.contains("xpu-smi: output is not the JSON it should be"),
+        "{err}"
+    );
+}
+
+/// An AMD APU: rocm-smi's VRAM is the firmware's 512 MiB carve-out; with `--showmeminfo
+/// gtt` it also prints the GTT the kernel lends ("GTT Total Memory (B)", the key rocm-smi
+/// monitors read, indexed code ci:30768077588). The card is planned on both (62.47 GiB of
+/// GTT is what HIP reported on a 128 GB Strix Halo, ROCm/legacy-rocm-build#6004).
+#[test]
+fn an_apu_is_planned_on_its_carve_out_and_gtt() {
+    let gtt = (62.47 * 1_073_741_824.0_f64) as u64;
+    let json = format!(
+        r#"{{"card0": {{"Card Series": "AMD Radeon 8060S Graphics", "VRAM Total Memory (B)": "536870912", "VRAM Total Used Memory (B)": "104857600", "GTT Total Memory (B)": "{gtt}", "GTT Total Used Memory (B)": "0"}}}}"#
+    );
+    let t = FakeTools::new("apu-gtt").tool("rocm-smi", &json, 0);
+    let (gpus, err) = t.detect();
+    assert_eq!(gpus[0]["gpu"], "strix-halo-128gb");
+    assert_eq!(gpus[0]["gtt_total_bytes"], gtt);
+    assert_eq!(gpus[0]["memory_total_bytes"], 536_870_912 + gtt);
+    assert!(
+        err.contains("Radeon 8060S 128GB is an APU: 0.5 GB carve-out and 67.1 GB lent as GTT, so a runtime can use 67.6 GB"),
+        "{err}"
+    );
+    let o = here_option(&t, &[]);
+    assert_eq!(o["gpu"], "strix-halo-128gb");
+    assert_eq!(o["capacity_bytes"], 536_870_912 + gtt);
+    // A discrete card's GTT is host memory it does not plan on.
+    let json = format!(
+        r#"{{"card0": {{"Card Series": "Radeon RX 7900 XTX", "VRAM Total Memory (B)": "25753026560", "VRAM Total Used Memory (B)": "0", "GTT Total Memory (B)": "{gtt}"}}}}"#
+    );
+    let t = FakeTools::new("dgpu-gtt").tool("rocm-smi", &json, 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus[0]["memory_total_bytes"], 25_753_026_560u64);
+}
+
+/// A Mac whose GPU wired limit was raised (`sudo sysctl iogpu.wired_limit_mb=…`, macOS 14
+/// and later; Metal then reports the override, AlexsJones/llmfit#754): the GPU is planned
+/// on the raised limit; 0 (the default) or an older macOS's error leaves Metal's share.
+#[test]
+fn a_raised_wired_limit_on_a_mac_is_planned_on() {
+    let memsize = 48u64 * 1_073_741_824;
+    let sysctl = |limit: &str| {
+        format!("case \"$*\" in *iogpu*) {limit} ;; *) printf '{memsize}\\nApple M4 Pro\\n' ;; esac")
+    };
+    let t = FakeTools::new("wired").script("sysctl", &sysctl("echo 40960"));
+    let (gpus, err) = t.detect();
+    assert_eq!(gpus[0]["memory_total_bytes"], 40_960 * MIB);
+    assert!(
+        err.contains("iogpu.wired_limit_mb = 40960: the GPU may use 42.9 GB"),
+        "{err}"
+    );
+    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
+    let m4 = &catalog.gpus[catalog.gpu_index("m4-pro-48gb").unwrap()];
+    for (limit, name) in [
+        ("echo 0", "zero"),
+        ("echo 'sysctl: unknown oid' >&2; exit 1", "old"),
+    ] {
+        let t = FakeTools::new(name).script("sysctl", &sysctl(limit));
+        let (gpus, err) = t.detect();
+        let total = gpus[0]["memory_total_bytes"].as_f64().unwrap();
+        assert!(
+            (total - m4.memory_visible_bytes.unwrap()).abs() <= 1.0,
+            "{name}: {total}"
+        );
+        assert!(!err.contains("wired_limit"), "{err}");
+    }
+    // More than the machine has is not a limit.
+    let t = FakeTools::new("wired-big").script("sysctl", &sysctl("echo 99999999"));
+    let (_, err) = t.detect();
+    assert!(err.contains("is not a share of this Mac's 51.5 GB"), "{err}");
 }
 
 /// A tool that exits but leaves a child holding its output (`sleep 30 &`): the read is

@@ -302,6 +302,7 @@ fn an_unknown_apple_chip_is_unified_memory() {
             name: "Apple M9 Max".into(),
             memory_total_bytes: 48_000_000_000,
             memory_used_bytes: 0,
+            gtt_total_bytes: 0,
             driver: None,
             gpu: None,
             source: "sysctl",

@@ -498,6 +498,7 @@ fn mixed_cards_found_here_are_planned_as_a_rig() {
         name: name.into(),
         memory_total_bytes: mib * 1_048_576,
         memory_used_bytes: 0,
+        gtt_total_bytes: 0,
         driver: None,
         gpu: Some(id.into()),
         source: "nvidia-smi",

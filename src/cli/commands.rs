@@ -119,7 +119,7 @@ fn run_plan(
         let kinds = crate::detect::local_kinds(&found, catalog).map_err(CliError)?;
         if kinds.is_empty() {
             return Err(CliError(
-                "no GPU found on this machine (nvidia-smi, rocm-smi or a Mac's sysctl)".into(),
+                "no GPU found on this machine (nvidia-smi, rocm-smi, xpu-smi or a Mac's sysctl)".into(),
             ));
         }
         // This machine's RAM and its platform's bandwidth, unless --ram and --ram-bandwidth

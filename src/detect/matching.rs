@@ -197,6 +197,15 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "rx-6900-xt"
     } else if has("6800") && !has("xt") {
         "rx-6800"
+    } else if has("a770") && gb > 12.0 {
+        // xpu-smi and sycl-ls: "Intel(R) Arc(TM) A770 Graphics" (the 8 GB card is not here).
+        "arc-a770-16gb"
+    } else if has("a750") {
+        "arc-a750"
+    } else if has("b580") {
+        "arc-b580"
+    } else if has("pro b60") {
+        "arc-pro-b60"
     } else {
         match match_integrated(&n, gb) {
             Some(id) => id,

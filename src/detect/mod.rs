@@ -1,5 +1,6 @@
-//! This machine's GPUs, from the vendors' own tools: `nvidia-smi`, `rocm-smi`, and on Apple
-//! `sysctl` (unified memory, of which Metal lets a process use three quarters or more). Each
+//! This machine's GPUs, from the vendors' own tools: `nvidia-smi`, `rocm-smi` (with an APU's
+//! GTT), Intel's `xpu-smi`, and on Apple `sysctl` (unified memory, of which Metal lets a
+//! process use three quarters or more, or the raised `iogpu.wired_limit_mb`). Each
 //! tool gets a short timeout; a tool that is missing, hangs, fails or prints nonsense is
 //! skipped (with a note for the last three). Nothing else runs: no network, no sockets.
 //!
@@ -24,7 +25,7 @@ pub use self::host::{
     Cpu, RamFrom, host_note, parse_cpuinfo, parse_memsize, platform_for_cpu, this_host, this_platform,
 };
 pub use self::matching::match_card;
-pub use self::parse::{parse_nvidia_smi, parse_rocm_smi, parse_sysctl};
+pub use self::parse::{parse_nvidia_smi, parse_rocm_smi, parse_sysctl, parse_wired_limit, parse_xpu_smi};
 pub use self::this_machine::{Local, host_available_bytes, local, local_kinds, parse_meminfo};
 
 /// How long one tool may take.
@@ -38,10 +39,18 @@ pub struct DetectedGpu {
     pub memory_total_bytes: u64,
     /// What other processes hold now (0 where the tool does not say).
     pub memory_used_bytes: u64,
+    /// The system memory the driver lends the GPU (rocm-smi's GTT), 0 where not reported.
+    /// Counted only for an APU, whose "VRAM" is the firmware's small carve-out.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gtt_total_bytes: u64,
     pub driver: Option<String>,
     /// The catalog card it is, when the name matches one.
     pub gpu: Option<String>,
     pub source: &'static str,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What detection found, and what it skipped and why.
@@ -80,10 +89,12 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
         "--query-gpu=index,name,memory.total,memory.used,driver_version,pci.bus_id",
         "--format=csv,noheader,nounits",
     ];
-    let rocm = ["--showproductname", "--showmeminfo", "vram", "--json"];
-    let tools: [(&str, &[&str], Parser); 2] = [
+    let rocm = ["--showproductname", "--showmeminfo", "vram", "gtt", "--json"];
+    let xpu = ["discovery", "-j"];
+    let tools: [(&str, &[&str], Parser); 3] = [
         ("nvidia-smi", &nvidia, parse_nvidia_smi),
         ("rocm-smi", &rocm, parse_rocm_smi),
+        ("xpu-smi", &xpu, parse_xpu_smi),
     ];
     for (program, args, parse) in tools {
         match run_tool(program, args, timeout) {
@@ -108,6 +119,14 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
         )
     {
         parse_sysctl(&stdout, &mut d);
+        // A raised GPU wired limit (macOS 14+) replaces Metal's default share.
+        let memsize = stdout.lines().next().and_then(|l| l.trim().parse::<u64>().ok());
+        if let (Some(memsize), true) = (memsize, d.gpus.iter().any(|g| g.source == "sysctl"))
+            && let ToolRun::Answered { stdout, .. } =
+                run_tool("sysctl", &["-n", "iogpu.wired_limit_mb"], timeout)
+        {
+            parse_wired_limit(&stdout, memsize, &mut d);
+        }
     }
     // A tool that failed beside one that found cards is worth a note, not an error.
     if !d.gpus.is_empty() {
@@ -117,7 +136,60 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
     for g in &mut d.gpus {
         g.gpu = match_card(&g.name, g.memory_total_bytes, catalog);
     }
+    unified_pools(&mut d, catalog);
     d
+}
+
+/// Cards whose tool does not report the memory a process can use, because they share the
+/// host's: a GB10 (nvidia-smi prints "[N/A]") is planned on the catalog's unified pool, an
+/// AMD APU on its carve-out plus the GTT the kernel lends (`engine::gpu::apu_pool_bytes`).
+/// A card with no total that is not such a part is named in a note and left out.
+fn unified_pools(d: &mut Detection, catalog: &Catalog) {
+    let entry = |g: &DetectedGpu| {
+        g.gpu
+            .as_deref()
+            .and_then(|id| catalog.gpu_index(id))
+            .map(|i| &catalog.gpus[i])
+    };
+    let mut notes = Vec::new();
+    d.gpus.retain_mut(|g| {
+        let card = entry(g);
+        if g.memory_total_bytes == 0 {
+            let Some((c, pool)) = card
+                .filter(|c| c.unified_memory())
+                .and_then(|c| Some((c, c.memory_visible_bytes?)))
+            else {
+                notes.push(format!(
+                    "{} reports no memory total for card {} ({}); it is not planned on",
+                    g.source, g.index, g.name
+                ));
+                return false;
+            };
+            notes.push(format!(
+                "{} reports no memory total for card {} ({}), which shares the host's memory: planned on the {:.1} GB the catalog's {} can use",
+                g.source,
+                g.index,
+                g.name,
+                pool / 1e9,
+                c.name
+            ));
+            g.memory_total_bytes = pool as u64;
+        } else if let Some(c) = card.filter(|c| c.carve_out_gb.is_some())
+            && g.gtt_total_bytes > 0
+        {
+            let pool = crate::engine::gpu::apu_pool_bytes(g.memory_total_bytes as f64, g.gtt_total_bytes as f64);
+            notes.push(format!(
+                "{} is an APU: {:.1} GB carve-out and {:.1} GB lent as GTT, so a runtime can use {:.1} GB",
+                c.name,
+                g.memory_total_bytes as f64 / 1e9,
+                g.gtt_total_bytes as f64 / 1e9,
+                pool / 1e9
+            ));
+            g.memory_total_bytes = pool as u64;
+        }
+        true
+    });
+    d.notes.extend(notes);
 }
 
 #[cfg(test)]

@@ -46,15 +46,22 @@ pub fn parse_nvidia_smi(text: &str, d: &mut Detection) {
             (f.first().and_then(|i| i.parse::<u32>().ok()), f.get(1), number(2))
         else {
             // A card without a memory total (unified-memory parts such as the GB10 print
-            // "[N/A]"): nothing to plan on, and the note says which card.
-            if let (Some(index), Some(name), Some(total)) = (f.first(), f.get(1), f.get(2))
+            // "[N/A]"): kept at 0 B, for `detect` to plan on the catalog's unified pool when
+            // the name is such a part, or to name in a note and leave out.
+            if let (Some(index), Some(name), Some(total)) =
+                (f.first().and_then(|i| i.parse::<u32>().ok()), f.get(1), f.get(2))
                 && not_available(total)
             {
-                d.notes.push(format!(
-                    "nvidia-smi reports no memory total for card {} ({}); it is not planned on",
-                    crate::text::clean_prefix(index, 10),
-                    crate::text::clean_prefix(name, 80)
-                ));
+                d.gpus.push(DetectedGpu {
+                    index,
+                    name: crate::text::clean_prefix(name, 80),
+                    memory_total_bytes: 0,
+                    memory_used_bytes: 0,
+                    gtt_total_bytes: 0,
+                    driver: f.get(4).map(|v| crate::text::clean_prefix(v, 40)),
+                    gpu: None,
+                    source: "nvidia-smi",
+                });
                 continue;
             }
             if line.trim() != "No devices were found" {
@@ -107,6 +114,7 @@ pub fn parse_nvidia_smi(text: &str, d: &mut Detection) {
             name,
             memory_total_bytes: total,
             memory_used_bytes: used,
+            gtt_total_bytes: 0,
             driver: f.get(4).map(|v| crate::text::clean_prefix(v, 40)),
             gpu: None,
             source: "nvidia-smi",
@@ -114,7 +122,7 @@ pub fn parse_nvidia_smi(text: &str, d: &mut Detection) {
     }
 }
 
-/// `rocm-smi --showproductname --showmeminfo vram --json`: an object per card.
+/// `rocm-smi --showproductname --showmeminfo vram gtt --json`: an object per card.
 pub fn parse_rocm_smi(text: &str, d: &mut Detection) {
     let Ok(serde_json::Value::Object(cards)) = serde_json::from_str::<serde_json::Value>(text) else {
         d.notes
@@ -169,6 +177,11 @@ pub fn parse_rocm_smi(text: &str, d: &mut Detection) {
                 0
             }
         };
+        // What the kernel lends as GTT (`--showmeminfo gtt`): an APU's real pool.
+        let gtt = field(&["GTT Total Memory (B)"])
+            .and_then(|t| t.parse::<u64>().ok())
+            .filter(|&g| (g as f64) <= crate::engine::ranges::MAX_CARD_BYTES)
+            .unwrap_or(0);
         d.gpus.push(DetectedGpu {
             index: key
                 .trim_start_matches("card")
@@ -177,6 +190,7 @@ pub fn parse_rocm_smi(text: &str, d: &mut Detection) {
             name,
             memory_total_bytes: total,
             memory_used_bytes: used,
+            gtt_total_bytes: gtt,
             driver: None,
             gpu: None,
             source: "rocm-smi",
@@ -204,10 +218,109 @@ pub fn parse_sysctl(text: &str, d: &mut Detection) {
             name,
             memory_total_bytes: total,
             memory_used_bytes: 0,
+            gtt_total_bytes: 0,
             driver: None,
             gpu: None,
             source: "sysctl",
         }),
         Err(e) => d.refused.push(e),
     }
+}
+
+/// `xpu-smi discovery -j` (Intel's data-center and Arc tool): `device_list`, each with
+/// `device_name` and `memory_physical_size_byte` (a number or a string, by build). It does
+/// not say what is in use.
+pub fn parse_xpu_smi(text: &str, d: &mut Detection) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        d.notes
+            .push("xpu-smi: output is not the JSON it should be; ignored".into());
+        return;
+    };
+    let Some(devices) = value.get("device_list").and_then(|l| l.as_array()) else {
+        d.notes.push("xpu-smi: no device_list; ignored".into());
+        return;
+    };
+    for (i, dev) in devices.iter().enumerate() {
+        // Virtual functions (SR-IOV) and non-GPU devices are not cards to plan on.
+        let kind = dev.get("device_type").and_then(|v| v.as_str()).unwrap_or("GPU");
+        let function = dev
+            .get("device_function_type")
+            .and_then(|v| v.as_str())
+            .unwrap_or("physical");
+        if !kind.eq_ignore_ascii_case("gpu") || function.eq_ignore_ascii_case("virtual") {
+            continue;
+        }
+        let index = dev
+            .get("device_id")
+            .and_then(|v| v.as_u64())
+            .and_then(|v| u32::try_from(v).ok())
+            .unwrap_or(i as u32);
+        let name = dev.get("device_name").and_then(|v| v.as_str());
+        let total = dev.get("memory_physical_size_byte").and_then(|v| match v {
+            serde_json::Value::String(t) => Some(t.trim().to_string()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+        let (Some(name), Some(total_text)) = (name, total) else {
+            d.notes.push(format!(
+                "xpu-smi: device {index} has no name or memory size; ignored"
+            ));
+            continue;
+        };
+        let name = crate::text::clean_prefix(name, 80);
+        let card = format!("device {index} ({name})");
+        let bytes = total_text.parse::<f64>().unwrap_or(f64::NAN);
+        match card_memory("xpu-smi", &card, bytes, &total_text, "B of memory") {
+            Ok(total) => {
+                d.notes.push(format!(
+                    "xpu-smi reports no memory in use for {card}; planned as if none were"
+                ));
+                d.gpus.push(DetectedGpu {
+                    index,
+                    name,
+                    memory_total_bytes: total,
+                    memory_used_bytes: 0,
+                    gtt_total_bytes: 0,
+                    driver: None,
+                    gpu: None,
+                    source: "xpu-smi",
+                });
+            }
+            Err(e) => d.refused.push(e),
+        }
+    }
+}
+
+/// `sysctl -n iogpu.wired_limit_mb` on a Mac: 0 (or nothing) leaves Metal's default; a
+/// raised value is what Metal then lets the GPU wire, MiB (macOS 14 and later). Applied to
+/// the Apple chip `parse_sysctl` found, never above its memory.
+pub fn parse_wired_limit(text: &str, memsize_bytes: u64, d: &mut Detection) {
+    // One line, one integer: anything else (an older macOS's "unknown oid") is no override.
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let (Some(line), None) = (lines.next(), lines.next()) else {
+        return;
+    };
+    let Ok(mib) = line.parse::<u64>() else {
+        return;
+    };
+    let Some(chip) = d.gpus.iter_mut().find(|g| g.source == "sysctl") else {
+        return;
+    };
+    if mib == 0 {
+        return;
+    }
+    let wired = mib.saturating_mul(1_048_576);
+    if wired > memsize_bytes || (wired as f64) < crate::engine::ranges::MIN_CARD_BYTES {
+        d.notes.push(format!(
+            "iogpu.wired_limit_mb = {mib} is not a share of this Mac's {:.1} GB; Metal's default is planned on",
+            memsize_bytes as f64 / 1e9
+        ));
+        return;
+    }
+    d.notes.push(format!(
+        "iogpu.wired_limit_mb = {mib}: the GPU may use {:.1} GB (Metal's default would be {:.1} GB)",
+        wired as f64 / 1e9,
+        chip.memory_total_bytes as f64 / 1e9
+    ));
+    chip.memory_total_bytes = wired;
 }

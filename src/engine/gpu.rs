@@ -247,9 +247,15 @@ impl Gpu {
 /// never sees, so measured GTT runs that much under half (the 62.47 GiB above is half of the
 /// 124.92 GiB Linux saw): this is the default's ceiling, not a floor.
 pub fn apu_visible_bytes(ram_bytes: f64, carve_out_bytes: f64) -> f64 {
-    let gtt = (ram_bytes - carve_out_bytes).max(0.0) / 2.0;
-    if gtt > carve_out_bytes {
-        carve_out_bytes + gtt
+    apu_pool_bytes(carve_out_bytes, (ram_bytes - carve_out_bytes).max(0.0) / 2.0)
+}
+
+/// An APU's pool from its two parts as the driver reports them (rocm-smi's VRAM and GTT
+/// totals, which follow a raised `ttm.pages_limit`): both when GTT is the larger, else the
+/// carve-out alone (see [`apu_visible_bytes`]).
+pub fn apu_pool_bytes(carve_out_bytes: f64, gtt_bytes: f64) -> f64 {
+    if gtt_bytes > carve_out_bytes {
+        carve_out_bytes + gtt_bytes
     } else {
         carve_out_bytes
     }

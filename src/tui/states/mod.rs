@@ -46,6 +46,7 @@ fn two_4090s_here(app: &mut App) {
         name: "NVIDIA GeForce RTX 4090".into(),
         memory_total_bytes: 24564 * 1_048_576,
         memory_used_bytes: used_mib * 1_048_576,
+        gtt_total_bytes: 0,
         driver: Some("550.163.01".into()),
         gpu: Some("rtx-4090".into()),
         source: "nvidia-smi",
