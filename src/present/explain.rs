@@ -106,6 +106,19 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
     if let Some(src) = gpu.memory_source.as_deref() {
         lines.insert(2, tr!("explain.memory_source", source = src));
     }
+    // A slice's share of its card: where its bandwidth and throughput come from.
+    if gpu.is_slice()
+        && let Some(share) = gpu.mig.as_deref()
+    {
+        lines.insert(
+            3,
+            tr!(
+                "explain.slice_of",
+                share = share,
+                gbs = format!("{}", gpu.bandwidth_gbs)
+            ),
+        );
+    }
     lines.push(verdict_line(gpu, option, scenario));
     lines
 }

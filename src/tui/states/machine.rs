@@ -1,5 +1,7 @@
-//! The machine you have: a 70B spilling into RAM beside one RTX 4090, and a rig of an RTX
-//! 4090 and an RTX 3090 planned together. One group of `super::STATES`.
+//! The machine you have: a 70B spilling into RAM beside one RTX 4090, a rig of an RTX 4090
+//! and an RTX 3090 planned together, and the cards whose usable memory is a rule of their
+//! own (an M4 Pro's Metal limit, an H100 MIG slice, a Strix Halo's carve-out and GTT). One
+//! group of `super::STATES`.
 
 use super::{State, serve_on};
 use crate::engine::host::{Host, platform};
@@ -40,7 +42,77 @@ fn rig_4090_3090(a: &mut App) {
     a.focus = Pane::Cards;
 }
 
+/// Mistral Small 24B in Q4_K_M under llama.cpp on a 24 GB M4 Pro at Metal's default limit.
+fn m4_pro_default_limit(a: &mut App) {
+    serve_on(
+        a,
+        "mistral-small-24b",
+        WeightPrecision::Q4KM,
+        Framework::LlamaCpp,
+        "m4-pro-24gb",
+    );
+    // The card's explain: its usable memory and where that figure comes from.
+    a.focus = Pane::Cards;
+    a.update(Action::Explain);
+}
+
+/// Llama 3.1 8B in BF16 served by vLLM on an H100's 3g.40gb MIG slice.
+fn h100_mig_slice(a: &mut App) {
+    serve_on(
+        a,
+        "llama-3.1-8b",
+        WeightPrecision::Bf16,
+        Framework::Vllm,
+        "h100-sxm-mig-3g.40gb",
+    );
+    // The card's explain: its usable memory and where that figure comes from.
+    a.focus = Pane::Cards;
+    a.update(Action::Explain);
+}
+
+/// Llama 3.3 70B in Q4_K_M under llama.cpp on a 128 GB Strix Halo: the 512 MB carve-out
+/// plus the GTT Linux lends by default.
+fn strix_halo(a: &mut App) {
+    serve_on(
+        a,
+        "llama-3.3-70b",
+        WeightPrecision::Q4KM,
+        Framework::LlamaCpp,
+        "strix-halo-128gb",
+    );
+    // The card's explain: its usable memory and where that figure comes from.
+    a.focus = Pane::Cards;
+    a.update(Action::Explain);
+}
+
 pub(super) const MACHINE: &[State] = &[
+    State {
+        name: "m4-pro-160x48",
+        about: "a 24B Q4_K_M on a 24 GB M4 Pro under llama.cpp, held to Metal's default working set",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::En,
+        setup: m4_pro_default_limit,
+    },
+    State {
+        name: "mig-slice-160x48",
+        about: "an 8B in BF16 served by vLLM on an H100's 3g.40gb MIG slice: its 39.5 GiB and half the card's bandwidth",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::En,
+        setup: h100_mig_slice,
+    },
+    State {
+        name: "strix-halo-160x48",
+        about: "a 70B Q4_K_M on a 128 GB Strix Halo: the 512 MB carve-out plus the GTT Linux lends",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::En,
+        setup: strix_halo,
+    },
     State {
         name: "ram-offload-80x24",
         about: "a 70B Q4_K_M on one RTX 4090 and 64 GB of RAM: 43 of 81 layers on the card, a bar per device",
