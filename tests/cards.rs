@@ -326,3 +326,27 @@ fn every_amd_apu_is_planned_at_its_carve_out_plus_gtt() {
     let small = vramfit::engine::gpu::apu_visible_bytes(32.0 * GIB, 0.5 * GIB);
     assert_eq!(small, 16.25 * GIB);
 }
+
+/// One card found: where each of its figures comes from, as text.
+#[test]
+fn a_single_card_lists_its_sources() {
+    let out = vramfit()
+        .args(["gpus", "--search", "h100-sxm-mig-3g.40gb"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Where the figures of h100-sxm-mig-3g.40gb come from:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  memory: nvidia-smi mig -lgip: 39.5 GiB for the instance"),
+        "{text}"
+    );
+    assert!(text.contains("  slice: slice of an NVIDIA H100 SXM 80GB: 3 of 7 compute slices (60 of 132 SMs), 4 of 8 memory slices"), "{text}");
+    assert!(text.contains("  offer: Yiwan Network"), "{text}");
+    // Several cards: the table alone.
+    let out = vramfit().args(["gpus", "--search", "4090"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Where the figures"));
+}

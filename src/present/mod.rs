@@ -4,6 +4,7 @@
 //! Strings meet the translation layer here ([`i18n`]).
 
 pub mod advice;
+pub mod cards;
 pub mod explain;
 pub mod i18n;
 pub mod json;
