@@ -350,3 +350,42 @@ fn a_single_card_lists_its_sources() {
     let out = vramfit().args(["gpus", "--search", "4090"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Where the figures"));
 }
+
+/// ECC on a GDDR workstation or data-center card keeps 1/16 of its memory for check bits:
+/// `--ecc on|off` plans each such card at that setting, from the totals as it ships.
+#[test]
+fn ecc_moves_the_total_of_gddr_cards_by_a_sixteenth() {
+    const MIB: f64 = 1_048_576.0;
+    let capacity = |gpu: &str, ecc: Option<&str>| -> f64 {
+        let mut args = vec!["plan", "-m", "llama-3.1-8b", "--gpu", gpu, "--json"];
+        if let Some(e) = ecc {
+            args.extend(["--ecc", e]);
+        }
+        let out = vramfit().args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Per card: where one card is too small, the first option is a combo.
+        let o = &v["options"][0];
+        o["capacity_bytes"].as_f64().unwrap() / o["count"].as_f64().unwrap()
+    };
+    // The RTX 6000 Ada ships with ECC off (49,140 MiB); on, it loses 49,140/16 MiB, and
+    // PyTorch then sees 44.43 GiB (gpu-reported-memory.md).
+    let off = capacity("rtx-6000-ada", None);
+    assert_eq!(capacity("rtx-6000-ada", Some("off")), off);
+    let on = capacity("rtx-6000-ada", Some("on"));
+    assert_eq!(off - on, 49_140.0 * MIB / 16.0);
+    assert!((on / 1_073_741_824.0 - 44.43).abs() < 0.05, "{on}");
+    // The T4 ships with ECC on (15,360 MiB): off gives back the sixteenth, to 16,384 MiB.
+    let t4_on = capacity("t4", None);
+    assert_eq!(capacity("t4", Some("off")) - t4_on, 1_024.0 * MIB);
+    // HBM keeps its total either way.
+    assert_eq!(capacity("h100-sxm", Some("off")), capacity("h100-sxm", None));
+    // The listing says which setting each total was read with.
+    let a6000 = &json(&["gpus", "--search", "rtx-a6000"])[0];
+    assert_eq!(a6000["ecc"], "off");
+    let bad = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--ecc", "maybe"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -53,6 +53,10 @@ pub struct PlanArgs {
     /// Only cards of this class: consumer, workstation, datacenter, integrated, apple, slice.
     #[arg(long, value_parser = PossibleValuesParser::new(["consumer", "workstation", "datacenter", "integrated", "apple", "slice"]))]
     pub class: Option<String>,
+    /// Plan the GDDR workstation and data-center cards (A6000, L40S, A10, T4, …) with ECC on
+    /// or off: on keeps 1/16 of their memory for check bits [default: as each card ships].
+    #[arg(long, value_parser = PossibleValuesParser::new(["on", "off"]))]
+    pub ecc: Option<String>,
     /// A unified-memory GPU's share raised by hand, GB (macOS `iogpu.wired_limit_mb`).
     #[arg(long, value_name = "GB")]
     pub wired_limit: Option<f64>,

@@ -24,6 +24,10 @@ pub fn run(
         Command::Man { page, dir } => return generate::man(page.as_deref(), dir.as_deref(), out),
         _ => load_catalog(&cli.catalog)?,
     };
+    let catalog = match command {
+        Command::Plan(args) | Command::Fit(args) => with_ecc(catalog, args.ecc.as_deref()),
+        _ => catalog,
+    };
     let io = io_error;
     match command {
         // Answered above, before the catalog was read.
@@ -282,4 +286,20 @@ pub fn write_screenshots(dir: &Path) -> Result<Vec<(String, &'static str)>, CliE
         written.push((path.display().to_string(), state.about));
     }
     Ok(written)
+}
+
+/// The catalog as `--ecc on|off` plans it: each card whose total ECC changes, moved to that
+/// setting (`Gpu::with_ecc`); the others as they are.
+fn with_ecc(mut catalog: Catalog, ecc: Option<&str>) -> Catalog {
+    let want = match ecc {
+        Some("on") => crate::engine::gpu::EccState::On,
+        Some("off") => crate::engine::gpu::EccState::Off,
+        _ => return catalog,
+    };
+    for g in &mut catalog.gpus {
+        if let Some(changed) = g.with_ecc(want) {
+            *g = changed;
+        }
+    }
+    catalog
 }

@@ -103,6 +103,7 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
             memory_visible_bytes: None,
             memory_source: None,
             carve_out_gb: None,
+            ecc: None,
             // A Mac's memory is the host's: one pool, which the placement must not count twice.
             memory_type: if first.source == "sysctl" {
                 "unified".into()

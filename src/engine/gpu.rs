@@ -140,6 +140,11 @@ pub struct Gpu {
     pub year: Option<u16>,
     #[serde(default)]
     pub mig: Option<String>,
+    /// Where ECC changes the total (GDDR5/GDDR6 workstation and data-center cards): whether
+    /// the entry's totals were read with ECC "on" or "off". `None`: no difference (HBM,
+    /// GDDR7) or no ECC (GeForce).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecc: Option<EccState>,
     #[serde(default)]
     pub segment: Option<String>,
     #[serde(default)]
@@ -227,6 +232,52 @@ impl Gpu {
             (LinkKind::Pcie | LinkKind::None, _) | (_, None) => pcie_p2p_gbs(self.pcie_gen),
             (_, Some(gbs)) => gbs,
         }
+    }
+}
+
+/// A card's ECC setting, as the entry's totals were read and as the user asks to plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EccState {
+    On,
+    Off,
+}
+
+/// The share of a GDDR card's memory ECC keeps for its check bits: nvidia-smi totals go from
+/// 49,140 to 46,068 MiB (A6000, RTX 6000 Ada), 24,564 to 23,028 (A5000), 16,384 to 15,360
+/// (T4) when ECC is switched on (gpu-reported-memory.md §2; nvidia-smi's help: "Reported total
+/// memory is affected by ECC state").
+pub const ECC_SHARE: f64 = 1.0 / 16.0;
+
+impl Gpu {
+    /// The card as planned with ECC `want`: where ECC changes its total and the entry was
+    /// read the other way, the SMI total and what the runtime can allocate move by the ECC
+    /// share of the ECC-off total (the driver's own reserve stays). `None`: nothing changes.
+    pub fn with_ecc(&self, want: EccState) -> Option<Gpu> {
+        let read = self.ecc?;
+        let smi = self.memory_smi_bytes()?;
+        if read == want {
+            return None;
+        }
+        let off_total = if read == EccState::Off {
+            smi
+        } else {
+            smi / (1.0 - ECC_SHARE)
+        };
+        let delta = off_total * ECC_SHARE * if want == EccState::On { -1.0 } else { 1.0 };
+        let mut g = self.clone();
+        let new_smi = smi + delta;
+        g.memory_smi_mib = Some((new_smi / 1_048_576.0).floor() as u64);
+        g.memory_visible_bytes = self.memory_visible_bytes.map(|v| v + delta);
+        g.ecc = Some(want);
+        g.memory_source = Some(format!(
+            "{}; planned with ECC {} (--ecc): ECC keeps 1/16 of the memory for check bits, so the total {} {:.2} GB",
+            self.memory_source.as_deref().unwrap_or("the catalog's totals"),
+            if want == EccState::On { "on" } else { "off" },
+            if want == EccState::On { "loses" } else { "gains" },
+            delta.abs() / 1e9
+        ));
+        Some(g)
     }
 }
 

@@ -114,6 +114,7 @@ impl MigProfile {
             )),
             memory_type: format!("{} (share)", card.memory_type),
             carve_out_gb: None,
+            ecc: None,
             bandwidth_gbs: round2(card.bandwidth_gbs * self.bandwidth_share()),
             bf16_tflops: card.bf16_tflops.map(|t| round2(t * compute)),
             fp8_tflops: card.fp8_tflops.map(|t| round2(t * compute)),
