@@ -219,7 +219,7 @@ fn mig_profiles_are_slices_with_their_share_of_the_card() {
             g.id
         );
     }
-    assert_eq!(json(&["gpus", "--class", "slice", "--search", "mig"]).len(), 24);
+    assert_eq!(json(&["gpus", "--class", "slice", "--search", "mig"]).len(), 30);
     // Planned on: one slice fits an 8B model; two of them are no combo.
     let out = vramfit()
         .args([

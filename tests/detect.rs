@@ -1193,3 +1193,55 @@ fn integrated_gpus_as_their_tools_name_them() {
         );
     }
 }
+
+/// An H100 in MIG mode: nvidia-smi's card line is the whole card (`mig.mode.current`
+/// Enabled), and `nvidia-smi -L` lists the instances this process sees, as in a cluster's
+/// listing (indexed code ci:44166898129: "GPU 0: NVIDIA H100 80GB HBM3 (UUID: …)" then
+/// "  MIG 3g.40gb     Device  0: (UUID: …)"). Each instance is planned as the catalog's
+/// slice, not as the whole card.
+#[test]
+fn mig_instances_replace_their_card() {
+    let tools = |name: &str, listing: &str| {
+        FakeTools::new(name).script(
+            "nvidia-smi",
+            &format!(
+                "case \"$*\" in *-L*) /bin/cat <<'EOF'\n{listing}\nEOF\n;; *) echo '0, NVIDIA H100 80GB HBM3, 81559, 45000, 570.86.15, 00000000:19:00.0, Enabled' ;; esac"
+            ),
+        )
+    };
+    let t = tools(
+        "mig",
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-3b4e0c9a-0000-0000-0000-000000000004)\n  MIG 3g.40gb     Device  0: (UUID: MIG-8d6a4f2e-0000-0000-0000-000000000007)",
+    );
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus.len(), 1);
+    assert_eq!(gpus[0]["gpu"], "h100-sxm-mig-3g.40gb");
+    assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3 MIG 3g.40gb");
+    assert_eq!(gpus[0]["memory_total_bytes"], (39.5 * 1_073_741_824.0) as u64);
+    // The card's 45,000 MiB in use are the other instances': not this slice's.
+    assert_eq!(gpus[0]["memory_used_bytes"], 0);
+    let o = here_option(&t, &[]);
+    assert_eq!(o["gpu"], "h100-sxm-mig-3g.40gb");
+    assert_eq!(o["count"], 1);
+    assert_eq!(o["verdict"], "fits");
+    // A profile the catalog lacks is planned on the size its name gives, and said.
+    let t = tools(
+        "mig-unknown",
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-x)\n  MIG 2g.24gb     Device  0: (UUID: MIG-y)",
+    );
+    let (gpus, err) = t.detect();
+    assert!(gpus[0]["gpu"].is_null());
+    assert_eq!(gpus[0]["memory_total_bytes"], 24_000_000_000u64);
+    assert!(
+        err.contains("MIG 2g.24gb of card 0 (NVIDIA H100 80GB HBM3) is not in the catalog"),
+        "{err}"
+    );
+    // MIG mode with no instance visible: nothing to plan on, said.
+    let t = tools("mig-none", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-x)");
+    let (gpus, err) = t.detect();
+    assert!(gpus.is_empty());
+    assert!(
+        err.contains("is in MIG mode with no instance this process can use"),
+        "{err}"
+    );
+}

@@ -10,6 +10,7 @@
 
 mod host;
 mod matching;
+mod mig;
 mod parse;
 mod this_machine;
 mod tool;
@@ -25,6 +26,7 @@ pub use self::host::{
     Cpu, RamFrom, host_note, parse_cpuinfo, parse_memsize, platform_for_cpu, this_host, this_platform,
 };
 pub use self::matching::match_card;
+pub use self::mig::parse_mig_list;
 pub use self::parse::{parse_nvidia_smi, parse_rocm_smi, parse_sysctl, parse_wired_limit, parse_xpu_smi};
 pub use self::this_machine::{Local, host_available_bytes, local, local_kinds, parse_meminfo};
 
@@ -64,6 +66,9 @@ pub struct Detection {
     /// Tools that are installed but failed (NVML cannot reach the driver, a hang), while no
     /// tool found a card: "no GPU" would hide why.
     pub failures: Vec<String>,
+    /// nvidia-smi's cards in MIG mode (`mig.mode.current` "Enabled"), by index: CUDA runs on
+    /// their instances, not on the whole card.
+    pub mig_enabled: Vec<u32>,
 }
 
 impl Detection {
@@ -86,7 +91,7 @@ type Parser = fn(&str, &mut Detection);
 pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
     let mut d = Detection::default();
     let nvidia = [
-        "--query-gpu=index,name,memory.total,memory.used,driver_version,pci.bus_id",
+        "--query-gpu=index,name,memory.total,memory.used,driver_version,pci.bus_id,mig.mode.current",
         "--format=csv,noheader,nounits",
     ];
     let rocm = ["--showproductname", "--showmeminfo", "vram", "gtt", "--json"];
@@ -135,6 +140,14 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
     }
     for g in &mut d.gpus {
         g.gpu = match_card(&g.name, g.memory_total_bytes, catalog);
+    }
+    // A card in MIG mode is its instances: `nvidia-smi -L` lists those this process sees.
+    if !d.mig_enabled.is_empty() {
+        let listed = match run_tool("nvidia-smi", &["-L"], timeout) {
+            ToolRun::Answered { stdout, .. } => parse_mig_list(&stdout),
+            _ => Vec::new(),
+        };
+        mig::instances(&mut d, &listed, catalog);
     }
     unified_pools(&mut d, catalog);
     d

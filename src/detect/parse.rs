@@ -32,8 +32,9 @@ fn not_available(field: &str) -> bool {
     f == "n/a" || f == "not supported" || f == "unknown error"
 }
 
-/// `nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version,pci.bus_id
-/// --format=csv,noheader,nounits`: one line per card, MiB.
+/// `nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version,pci.bus_id,
+/// mig.mode.current --format=csv,noheader,nounits`: one line per card, MiB (older output
+/// without the MIG column reads the same).
 pub fn parse_nvidia_smi(text: &str, d: &mut Detection) {
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
@@ -109,6 +110,9 @@ pub fn parse_nvidia_smi(text: &str, d: &mut Detection) {
                 continue;
             }
         };
+        if f.get(6).is_some_and(|m| m.eq_ignore_ascii_case("enabled")) {
+            d.mig_enabled.push(index);
+        }
         d.gpus.push(DetectedGpu {
             index,
             name,
