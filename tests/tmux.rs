@@ -8,8 +8,15 @@ use std::time::{Duration, Instant};
 struct Session(String);
 
 impl Session {
+    /// Each session has a tmux server of its own (`-L`): tests that start at once would
+    /// otherwise race to start one shared server, and one of them could fail to.
     fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux").args(args).output().expect("tmux runs");
+        let out = Command::new("tmux")
+            .env("TMUX_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+            .args(["-L", &self.0])
+            .args(args)
+            .output()
+            .expect("tmux runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -49,7 +56,8 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
+            .env("TMUX_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+            .args(["-L", &self.0, "kill-server"])
             .output();
     }
 }
@@ -67,6 +75,8 @@ fn the_planner_runs_in_a_real_terminal_and_quits_cleanly() {
         env!("CARGO_BIN_EXE_vramfit")
     );
     let status = Command::new("tmux")
+        .env("TMUX_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .args(["-L", &name])
         .args([
             "new-session",
             "-d",
@@ -171,6 +181,8 @@ fn detection_never_delays_the_first_frame_and_then_heads_the_cards() {
     );
     let started = Instant::now();
     let status = Command::new("tmux")
+        .env("TMUX_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .args(["-L", &name])
         .args([
             "new-session",
             "-d",
@@ -218,6 +230,8 @@ fn planner(tag: &str) -> Option<Session> {
         env!("CARGO_BIN_EXE_vramfit")
     );
     let status = Command::new("tmux")
+        .env("TMUX_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .args(["-L", &name])
         .args([
             "new-session",
             "-d",
