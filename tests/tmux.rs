@@ -219,13 +219,18 @@ fn detection_never_delays_the_first_frame_and_then_heads_the_cards() {
 
 /// The planner in a fresh tmux session (100×30, no detection), its first frame drawn.
 fn planner(tag: &str) -> Option<Session> {
+    planner_with(tag, "")
+}
+
+/// The same, with more environment (`NAME=value …`) for the planner.
+fn planner_with(tag: &str, env: &str) -> Option<Session> {
     if Command::new("tmux").arg("-V").output().is_err() {
         eprintln!("skipped: tmux is not installed, so the planner was not driven in a terminal");
         return None;
     }
     let name = format!("vramfit-{tag}-{}", std::process::id());
     let command = format!(
-        "env VRAMFIT_CONFIG={} TERM=xterm-256color {} --model llama-3.1-8b --no-detect",
+        "env VRAMFIT_CONFIG={} TERM=xterm-256color {env} {} --model llama-3.1-8b --no-detect",
         env!("CARGO_TARGET_TMPDIR"),
         env!("CARGO_BIN_EXE_vramfit")
     );
@@ -307,4 +312,54 @@ fn a_partial_escape_sequence_does_not_swallow_the_keys_after_it() {
     s.keys(&["-l", "\x1b[<0;12"]);
     s.keys(&["C-c"]);
     quit_cleanly(&s, "ESC [ < 0 ; 1 2 and then Ctrl-C");
+}
+
+/// Issue 26: a model downloaded while the planner runs, typed as `org/name` in the models
+/// filter, is imported from the local Hugging Face cache and planned; a broken config typed
+/// as a path gives the command line's error in the status line, and the plan stays.
+#[test]
+fn a_model_typed_in_the_filter_is_imported_or_its_error_shown() {
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("import-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    std::fs::create_dir_all(&cache).unwrap();
+    let Some(s) = planner_with("import", &format!("HF_HUB_CACHE={}", cache.display())) else {
+        return;
+    };
+    // Downloaded now, after the planner listed the (empty) cache.
+    let repo = cache.join("models--acme--olmo-copy");
+    let snap = repo.join("snapshots").join("abc123");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs").join("main"), "abc123").unwrap();
+    let config = format!(
+        "{}/tests/fixtures/hf/olmo-2-1124-7b/config.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::copy(&config, snap.join("config.json")).unwrap();
+    s.keys(&["/"]);
+    s.keys(&["-l", "acme/olmo-copy"]);
+    let screen = s.wait_for("Enter imports acme/olmo-copy");
+    assert!(screen.contains("no model matches"), "{screen}");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("imported ");
+    assert!(screen.contains("acme/olmo-copy"), "{screen}");
+    // The title names the imported model: it is the one planned.
+    let title = screen.lines().next().unwrap_or("");
+    assert!(
+        title.contains("acme/olmo-copy") || title.contains("OLMo"),
+        "{title}"
+    );
+    // A broken config, typed as a path.
+    let broken = format!("{}/tests/fixtures/hf/malformed", env!("CARGO_MANIFEST_DIR"));
+    s.keys(&["/"]);
+    s.keys(&["-l", &broken]);
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("cannot import");
+    assert!(screen.contains("config.json:"), "{screen}");
+    // Esc alone (with q straight after, the two bytes would read as Alt-q), then q.
+    s.keys(&["Escape"]);
+    s.wait_for("┏ Models ⌂ 1 here");
+    s.keys(&["q"]);
+    quit_cleanly(&s, "q after an import");
 }

@@ -7,6 +7,7 @@ pub mod gguf;
 pub mod hf;
 pub mod hfcache;
 pub mod hub;
+pub mod import;
 pub mod safetensors;
 
 /// The models this machine holds, offline: what the Hugging Face cache keeps (with a

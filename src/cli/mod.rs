@@ -373,6 +373,7 @@ pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
     // is read beside the first frame, never before it: the planner takes the list when it
     // arrives (`tui::run`; `App::load_local_models_now` reads it at once).
     app.local_sources = Some(cli.models_dir.clone());
+    app.hub = cli.hub;
     if let Some((file, scenario, sort)) = opened {
         app.open_plan(scenario, sort, file.card.as_deref(), file.card_count);
     }

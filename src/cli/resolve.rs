@@ -2,10 +2,10 @@
 //! `--catalog`) and the names the user typed resolved against it: a model (catalog id,
 //! config.json, GGUF file, Hugging Face cache or Hub), a card, a provider.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::CliError;
-use crate::catalog::{Catalog, hf, hfcache};
+use crate::catalog::Catalog;
 use crate::engine::Model;
 
 /// The catalog with the user's additions: config dir, then each `--catalog`.
@@ -26,43 +26,10 @@ pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
     Ok(catalog)
 }
 
-/// A catalog id, or a path to a config.json; an unknown id gets the nearest names.
+/// A catalog id, or a path to a config.json, a GGUF file, an `org/name` in the local
+/// Hugging Face cache (or on the Hub with `hub`); an unknown id gets the nearest names.
 pub fn resolve_model(catalog: &Catalog, wanted: &str, hub: bool) -> Result<Model, CliError> {
-    if let Some(m) = catalog.model(wanted) {
-        return Ok(m.clone());
-    }
-    let path = Path::new(wanted);
-    if path.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf")) && path.exists() {
-        return Ok(crate::catalog::gguf::gguf_model(path)?);
-    }
-    if path.exists() {
-        return Ok(hf::load(path)?);
-    }
-    // `org/name`: the local Hugging Face cache, offline.
-    if let Some(cache) = hfcache::cache_dir()
-        && let Some(found) = hfcache::load_cached(&cache, wanted)
-    {
-        return Ok(found?);
-    }
-    // Only when asked: the Hub, by range requests.
-    if hub && crate::catalog::hub::valid_repo(wanted) {
-        let dir = crate::catalog::hub::fetch(wanted).map_err(CliError)?;
-        let mut m = hf::load(&dir)?;
-        m.id = crate::text::clean_prefix(wanted, 80);
-        m.name = m.id.clone();
-        m.family = "from the Hugging Face Hub".into();
-        return Ok(m);
-    }
-    let near = catalog.suggest_models(wanted);
-    let hint = if near.is_empty() {
-        String::new()
-    } else {
-        format!(" Did you mean: {}?", near.join(", "))
-    };
-    Err(CliError(format!(
-        "unknown model '{}'.{hint} `vramfit models` lists the catalog; a path to a config.json or a .gguf file, or an org/name in the local Hugging Face cache (or on the Hub with --hub), also works.",
-        crate::text::clean_prefix(wanted, 60)
-    )))
+    crate::catalog::import::find_model(catalog, wanted, hub).map_err(CliError)
 }
 
 pub(super) fn resolve_gpu(catalog: &Catalog, wanted: &str) -> Result<usize, CliError> {

@@ -53,6 +53,9 @@ pub enum Action {
     FilterBackspace,
     /// Leave filter typing, keeping the filter.
     EndFilter,
+    /// Enter while typing a filter: where no model matches and the text names a path, a
+    /// GGUF file or an `org/name`, import it; else as `EndFilter`.
+    FilterEnter,
     /// Close an overlay, or stop and clear the filter.
     Back,
     ToggleCombos,

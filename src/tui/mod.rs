@@ -111,6 +111,21 @@ enum Wake {
     Detected(Found),
     /// What this machine holds (the cache, the models folders), listed on a thread.
     Local(Vec<crate::engine::Model>),
+    /// A model the models pane asked to import, read on a thread: what was typed, and the
+    /// model or why there is none.
+    Imported(String, Box<Result<crate::engine::Model, String>>),
+}
+
+/// Read the model an import asks for on a thread of its own (a config, a GGUF header, the
+/// local cache, or the Hub when allowed), so the screen never waits on it.
+#[cfg(unix)]
+fn spawn_import(app: &App, wanted: String, send: std::sync::mpsc::Sender<Wake>) {
+    let catalog = app.catalog.clone();
+    let hub = app.hub;
+    std::thread::spawn(move || {
+        let found = crate::catalog::import::find_model(&catalog, &wanted, hub);
+        let _ = send.send(Wake::Imported(wanted, Box::new(found)));
+    });
 }
 
 /// On Unix the planner reads the terminal's bytes itself (`input`: crossterm's parser can
@@ -162,6 +177,7 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
             let _ = found.send(Wake::Local(crate::catalog::local_models(&dirs)));
         });
     }
+    let importer = tx.clone();
     drop(tx);
     let mut parser = input::Parser::default();
     terminal.draw(|f| ui::view(f, app))?;
@@ -198,9 +214,17 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
                 terminal.draw(|f| ui::view(f, app))?;
                 continue;
             }
+            Some(Wake::Imported(wanted, found)) => {
+                app.imported(&wanted, *found);
+                terminal.draw(|f| ui::view(f, app))?;
+                continue;
+            }
         };
         if dispatch(app, &events) && !app.quit {
             terminal.draw(|f| ui::view(f, app))?;
+        }
+        if let Some(wanted) = app.take_import_request() {
+            spawn_import(app, wanted, importer.clone());
         }
     }
     signals_handle.close();
@@ -241,6 +265,12 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App, detect: bool) -> co
         }
         let event = event::read()?;
         if dispatch(app, std::slice::from_ref(&event)) && !app.quit {
+            terminal.draw(|f| ui::view(f, app))?;
+        }
+        // Here the import is read at once (this loop has no channel to bring it in).
+        if let Some(wanted) = app.take_import_request() {
+            let found = crate::catalog::import::find_model(&app.catalog, &wanted, app.hub);
+            app.imported(&wanted, found);
             terminal.draw(|f| ui::view(f, app))?;
         }
     }

@@ -2,6 +2,7 @@
 //! Nothing here draws; the view reads this state. Cursor movement and the mouse are in
 //! `navigation`, applying one action in `update`.
 
+mod import;
 mod navigation;
 mod update;
 
@@ -62,6 +63,15 @@ pub enum Effect {
 }
 
 pub struct App {
+    /// Whether a model the local cache lacks may be fetched from the Hub (`--hub`).
+    pub hub: bool,
+    /// A model to import that the event loop has not started on yet (see `app::import`).
+    pub import_request: Option<String>,
+    /// The model being imported, shown in the models pane until it arrives.
+    pub importing: Option<String>,
+    /// Why the last import failed, shown in the models pane (which has room to wrap it)
+    /// until the filter changes.
+    pub import_error: Option<String>,
     /// What the last update asked to be written (taken by `tui::effects::perform`).
     pub effect: Option<Effect>,
     pub catalog: Catalog,
@@ -148,6 +158,10 @@ impl App {
         let plan = plan(&models[model], &catalog.gpus, &scenario, true);
         let other = crate::engine::memory::breakdown(&models[model], &other_convention(&scenario));
         let mut app = App {
+            hub: false,
+            import_request: None,
+            importing: None,
+            import_error: None,
             catalog,
             models,
             model,

@@ -16,6 +16,8 @@ impl App {
                     || m.id.to_lowercase().contains(&f)
                     || m.name.to_lowercase().contains(&f)
                     || m.family.to_lowercase().contains(&f)
+                    // "Qwen/Qwen3-8B" finds the catalog's Qwen3 8B rather than offering an import.
+                    || m.hf_repo.as_ref().is_some_and(|r| r.to_lowercase().contains(&f))
             })
             .map(|(i, _)| i)
             .collect()

@@ -184,14 +184,20 @@ impl App {
                 self.filtering = true;
             }
             Action::FilterChar(c) => {
+                self.import_error = None;
                 self.filter.push(c);
                 self.follow_filter();
             }
             Action::FilterBackspace => {
+                self.import_error = None;
                 self.filter.pop();
                 self.follow_filter();
             }
             Action::EndFilter => self.filtering = false,
+            Action::FilterEnter => {
+                self.filtering = false;
+                self.request_import();
+            }
             Action::CycleMethod => self.change(Knob::Method, true),
             Action::CycleWeights => self.change(Knob::Weights, true),
             Action::CycleKv => self.change(Knob::Kv, true),

@@ -230,6 +230,20 @@ pub(super) const FEATURES: &[State] = &[
         },
     },
     State {
+        name: "import-80x24",
+        about: "a model no list holds, typed in the models filter: Enter imports it",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::En,
+        setup: |a| {
+            a.update(Action::StartFilter);
+            for c in "acme/new-model-7b".chars() {
+                a.update(Action::FilterChar(c));
+            }
+        },
+    },
+    State {
         name: "too-small-50x15",
         about: "below the minimum size",
         width: 50,

@@ -32,11 +32,32 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
     let cursor = visible.iter().position(|&i| i == app.model_cursor).unwrap_or(0);
     app.model_offset = scroll_offset(app.model_offset, cursor, height, visible.len());
     if visible.is_empty() {
+        // Nothing listed matches: what typed text can still be (an import), or is arriving.
+        let wanted = app.filter.trim();
+        let mut lines = vec![Line::styled(
+            format!(" {}", crate::tr!("tui.no_model_matches")),
+            t.dim,
+        )];
+        if let Some(error) = &app.import_error {
+            lines.push(Line::styled(format!(" {error}"), t.no));
+        } else if let Some(text) = &app.importing {
+            lines.push(Line::styled(
+                format!(" {}", crate::tr!("tui.importing", text = text)),
+                t.text,
+            ));
+        } else if crate::catalog::import::looks_importable(wanted) {
+            let from = if app.hub {
+                crate::tr!("tui.import_from_hub")
+            } else {
+                crate::tr!("tui.import_from_disk")
+            };
+            lines.push(Line::styled(
+                format!(" {}", crate::tr!("tui.enter_imports", text = wanted, from = from)),
+                t.text,
+            ));
+        }
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                format!(" {}", crate::tr!("tui.no_model_matches")),
-                t.dim,
-            )),
+            Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
             inner,
         );
         return;
