@@ -1245,3 +1245,18 @@ fn mig_instances_replace_their_card() {
         "{err}"
     );
 }
+
+/// A vGPU guest: nvidia-smi names the profile, "GRID A100-4C", with its 4,096 MiB framebuffer
+/// (a guest's nvidia-smi table, indexed code ci:18176340205); the seeds rent this 1/20 A100
+/// slice. Another profile is no catalog card (planned on its memory alone), never a whole A100.
+#[test]
+fn a_vgpu_guest_is_its_slice_not_the_card() {
+    let t = FakeTools::new("vgpu").tool(
+        "nvidia-smi",
+        "0, GRID A100-4C, 4096, 0, 525.85.05, 00000000:02:01.0\n1, GRID A100-8C, 8192, 0, 525.85.05, 00000000:02:02.0",
+        0,
+    );
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus[0]["gpu"], "a100-vgpu-1-20");
+    assert!(gpus[1]["gpu"].is_null(), "{}", gpus[1]);
+}

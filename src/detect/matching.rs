@@ -9,6 +9,12 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
     let n = format!(" {} ", name.to_lowercase().replace(['-', '_', '/'], " "));
     let has = |w: &str| n.contains(&format!(" {w} ")) || n.contains(w) && w.contains(' ');
     let gb = total_bytes as f64 / 1e9;
+    // A vGPU guest's card ("GRID A100-4C"): a slice of a card, never the card itself; the
+    // catalog holds the 4 GB A100 profile the seeds rent, others plan on memory alone.
+    if has("grid") {
+        let id = "a100-vgpu-1-20";
+        return (has("a100") && gb < 5.0 && catalog.gpu_index(id).is_some()).then(|| id.to_string());
+    }
     let id = if has("laptop") {
         // Before every desktop branch: a laptop part has its own chip, memory and power, so
         // "RTX 4070 Laptop GPU" is not the desktop RTX 4070, and a laptop part without an
