@@ -804,6 +804,15 @@ fn an_apu_is_planned_on_its_carve_out_and_gtt() {
     let o = here_option(&t, &[]);
     assert_eq!(o["gpu"], "strix-halo-128gb");
     assert_eq!(o["capacity_bytes"], 536_870_912 + gtt);
+    // The 64 GB machine prints the same name; its pool tells it apart: the 512 MiB carve-out
+    // and half of the rest as GTT.
+    let gtt64 = (63.5 * 1_073_741_824.0 / 2.0) as u64;
+    let json64 = format!(
+        r#"{{"card0": {{"Card Series": "AMD Radeon 8060S Graphics", "VRAM Total Memory (B)": "536870912", "VRAM Total Used Memory (B)": "0", "GTT Total Memory (B)": "{gtt64}"}}}}"#
+    );
+    let t = FakeTools::new("apu-64").tool("rocm-smi", &json64, 0);
+    let (gpus, _) = t.detect();
+    assert_eq!(gpus[0]["gpu"], "strix-halo-64gb");
     // A discrete card's GTT is host memory it does not plan on.
     let json = format!(
         r#"{{"card0": {{"Card Series": "Radeon RX 7900 XTX", "VRAM Total Memory (B)": "25753026560", "VRAM Total Used Memory (B)": "0", "GTT Total Memory (B)": "{gtt}"}}}}"#
@@ -1259,4 +1268,21 @@ fn a_vgpu_guest_is_its_slice_not_the_card() {
     let (gpus, _) = t.detect();
     assert_eq!(gpus[0]["gpu"], "a100-vgpu-1-20");
     assert!(gpus[1]["gpu"].is_null(), "{}", gpus[1]);
+}
+
+/// The Radeon PRO W7800 under the name ROCm's support list gives (indexed code ci:4544302599),
+/// at its 32 GB; the 48 GB board of 2024 ("AMD Radeon Pro W7800 48GB", ci:56827526949), with
+/// faster memory, is not that entry.
+#[test]
+fn the_w7800_is_told_from_its_48_gb_sibling() {
+    let catalog = vramfit::catalog::Catalog::embedded().unwrap();
+    let gb = |g: f64| (g * 1e9) as u64;
+    assert_eq!(
+        vramfit::detect::match_card("AMD Radeon PRO W7800", gb(34.3), &catalog).as_deref(),
+        Some("radeon-pro-w7800")
+    );
+    assert_eq!(
+        vramfit::detect::match_card("AMD Radeon Pro W7800 48GB", gb(51.5), &catalog),
+        None
+    );
 }

@@ -183,7 +183,8 @@ pub fn match_card(name: &str, total_bytes: u64, catalog: &Catalog) -> Option<Str
         "mi100"
     } else if has("w7900") {
         "radeon-pro-w7900"
-    } else if has("w7800") {
+    } else if has("w7800") && gb < 40.0 {
+        // The 48 GB W7800 (2024) is another board, with faster memory: not this entry.
         "radeon-pro-w7800"
     } else if has("7900 gre") {
         "rx-7900-gre"
@@ -295,8 +296,15 @@ fn laptop_card(has: &impl Fn(&str) -> bool, gb: f64) -> Option<&'static str> {
 fn match_integrated(n: &str, gb: f64) -> Option<&'static str> {
     let has = |w: &str| n.contains(&format!(" {w} ")) || n.contains(w) && w.contains(' ');
     let id = if has("8060s") {
-        // The 64 GB machine prints the same name; a plan on it takes the tool's memory.
-        "strix-halo-128gb"
+        // The 64 and 128 GB machines print the same name: the pool tells them apart once
+        // detection has added the GTT to the carve-out (`unified_pools`; the 64 GB machine's
+        // default pool is about 35 GB, the 128 GB one's about 69); a carve-out alone is the
+        // larger machine's name.
+        if (1.0..50.0).contains(&gb) {
+            "strix-halo-64gb"
+        } else {
+            "strix-halo-128gb"
+        }
     } else if has("890m") {
         "radeon-890m-32gb"
     } else if has("880m") {

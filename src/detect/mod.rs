@@ -199,6 +199,10 @@ fn unified_pools(d: &mut Detection, catalog: &Catalog) {
                 pool / 1e9
             ));
             g.memory_total_bytes = pool as u64;
+            // The pool is the machine's size, which the name alone may not tell.
+            if let Some(id) = match_card(&g.name, g.memory_total_bytes, catalog) {
+                g.gpu = Some(id);
+            }
         }
         true
     });
