@@ -243,6 +243,26 @@ fn mouse_click_focuses_and_selects() {
     assert_eq!(app.model_cursor, app.model);
     app.update(Action::ScrollDown(60, 20));
     assert_eq!(app.focus, Pane::Cards);
+    // The models pane heads each family: a click on a heading selects nothing, a click on
+    // the model under it selects that model.
+    let mut app = fresh_app("default");
+    app.mouse = true;
+    vramfit::tui::states::render(&mut app, 160, 48);
+    let rows = app.model_rows();
+    let heading = rows
+        .iter()
+        .position(|r| matches!(r, vramfit::tui::app::ModelRow::Family(_)))
+        .unwrap();
+    let vramfit::tui::app::ModelRow::Model(under) = rows[heading + 1] else {
+        panic!("a heading is followed by its first model")
+    };
+    let before = app.model;
+    let offset = app.model_offset;
+    let y = |row: usize| (row - offset + 2) as u16;
+    app.update(Action::Click(3, y(heading)));
+    assert_eq!(app.model, before);
+    app.update(Action::Click(3, y(heading + 1)));
+    assert_eq!(app.model, under);
 }
 
 #[test]

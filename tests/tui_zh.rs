@@ -137,7 +137,9 @@ fn allowed_words() -> std::collections::BTreeSet<String> {
         .gpus
         .iter()
         .map(|g| g.name.clone())
-        .chain(catalog.models.iter().map(|m| m.name.clone()));
+        .chain(catalog.models.iter().map(|m| m.name.clone()))
+        // The models pane heads each family with its name (a proper name, like the models').
+        .chain(catalog.models.iter().map(|m| m.family.clone()));
     for name in names {
         for w in latin_words(&name) {
             words.insert(w);

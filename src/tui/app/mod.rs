@@ -4,6 +4,7 @@
 
 mod import;
 mod navigation;
+pub use navigation::ModelRow;
 mod update;
 
 use ratatui::layout::Rect;

@@ -1,6 +1,14 @@
 //! Moving around: the rows each pane shows, the cursors, the mouse, Enter and ←/→.
 
 use super::App;
+
+/// A row of the models pane: the heading of a family (named by its first model, an index
+/// into `models`), or a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelRow {
+    Family(usize),
+    Model(usize),
+}
 use crate::engine::rank::one_row_per_card;
 use crate::tui::action::Pane;
 
@@ -21,6 +29,20 @@ impl App {
             })
             .map(|(i, _)| i)
             .collect()
+    }
+    /// The models pane's rows: the visible models, each family under its heading.
+    pub fn model_rows(&self) -> Vec<ModelRow> {
+        let mut rows = Vec::new();
+        let mut last: Option<&str> = None;
+        for i in self.visible_models() {
+            let family = self.models[i].family.as_str();
+            if last != Some(family) {
+                rows.push(ModelRow::Family(i));
+                last = Some(family);
+            }
+            rows.push(ModelRow::Model(i));
+        }
+        rows
     }
     /// Indices into `plan.options` shown in the cards pane.
     pub fn visible_cards(&self) -> Vec<usize> {
@@ -130,8 +152,8 @@ impl App {
         let row = (y - rect.y - 1) as usize;
         match pane {
             Pane::Models => {
-                let visible = self.visible_models();
-                if let Some(&i) = visible.get(self.model_offset + row) {
+                // A heading is no model: a click on it selects nothing.
+                if let Some(&ModelRow::Model(i)) = self.model_rows().get(self.model_offset + row) {
                     self.model_cursor = i;
                     self.set_model(i);
                 }

@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use super::{block, pane_title, scroll_offset};
 use crate::engine::units::format_params;
 use crate::tui::action::Pane;
-use crate::tui::app::App;
+use crate::tui::app::{App, ModelRow};
 
 pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
     let t = app.theme.clone();
@@ -27,11 +27,19 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
     let block = block(app, Pane::Models, pane_title(app, Pane::Models, &filter));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let visible = app.visible_models();
+    let rows = app.model_rows();
     let height = inner.height as usize;
-    let cursor = visible.iter().position(|&i| i == app.model_cursor).unwrap_or(0);
-    app.model_offset = scroll_offset(app.model_offset, cursor, height, visible.len());
-    if visible.is_empty() {
+    let cursor = rows
+        .iter()
+        .position(|&r| r == ModelRow::Model(app.model_cursor))
+        .unwrap_or(0);
+    let mut offset = scroll_offset(app.model_offset, cursor, height, rows.len());
+    // A family's first model brings its heading into view with it.
+    if offset == cursor && cursor > 0 && matches!(rows[cursor - 1], ModelRow::Family(_)) {
+        offset -= 1;
+    }
+    app.model_offset = offset;
+    if rows.is_empty() {
         // Nothing listed matches: what typed text can still be (an import), or is arriving.
         let wanted = app.filter.trim();
         let mut lines = vec![Line::styled(
@@ -62,13 +70,35 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
         );
         return;
     }
-    for (y, (row, &i)) in visible
+    for (y, (row, &entry)) in rows
         .iter()
         .enumerate()
         .skip(app.model_offset)
         .take(height)
         .enumerate()
     {
+        let strip = Rect {
+            y: inner.y + y as u16,
+            height: 1,
+            ..inner
+        };
+        let i = match entry {
+            ModelRow::Model(i) => i,
+            ModelRow::Family(i) => {
+                let m = &app.models[i];
+                let family = if is_local(m) {
+                    format!("⌂ {}", m.family)
+                } else {
+                    m.family.clone()
+                };
+                // A rule after the name sets the heading apart also without colour.
+                let width = inner.width as usize;
+                let shown = crate::text::truncate(&family, width.saturating_sub(3));
+                let rule = "─".repeat(width.saturating_sub(crate::text::width(&shown) + 2));
+                frame.render_widget(Line::styled(format!(" {shown} {rule}"), t.header), strip);
+                continue;
+            }
+        };
         let m = &app.models[i];
         let size = format_params(m.params().total);
         let mark = if i == app.model { "▶" } else { " " };
@@ -101,11 +131,6 @@ pub fn models(frame: &mut Frame, area: Rect, app: &mut App) {
         ]);
         // Each row drawn as a line in its own strip: a paragraph would reflow the whole list,
         // which cost more than the rest of this pane.
-        let strip = Rect {
-            y: inner.y + y as u16,
-            height: 1,
-            ..inner
-        };
         frame.render_widget(line, strip);
     }
 }
