@@ -239,13 +239,34 @@ fn mig_profiles_are_slices_with_their_share_of_the_card() {
     let one = options.iter().find(|o| o["count"] == 1).unwrap();
     assert_eq!(one["verdict"], "fits");
     assert_eq!(one["capacity_bytes"], 42_412_802_048u64);
-    for o in options.iter().filter(|o| o["count"] != 1) {
-        assert_eq!(o["verdict"], "no", "{o}");
-        assert!(
-            o["reason"].as_str().unwrap().contains("a slice of one card"),
-            "{o}"
-        );
-    }
+    assert!(
+        options.iter().all(|o| o["count"] == 1),
+        "a slice is listed alone, never in a combo"
+    );
+    // Asked for two of them: the option says why not.
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm-mig-3g.40gb",
+            "--cards",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let two = &plan["options"][0];
+    assert_eq!(
+        (two["count"].as_u64(), two["verdict"].as_str()),
+        (Some(2), Some("no"))
+    );
+    assert!(
+        two["reason"].as_str().unwrap().contains("a slice of one card"),
+        "{two}"
+    );
     // Too big for a slice says so, not "too big for 8 cards".
     let out = vramfit()
         .args(["plan", "-m", "llama-3.1-70b", "--gpu", "h100-sxm-mig-1g.10gb"])

@@ -239,6 +239,11 @@ pub fn options(
     for (i, g) in gpus.iter().enumerate().filter(|(_, g)| cards(g)) {
         let cards_needed = fit::smallest_holding_count(ctx.model, g, ctx.scenario, needs);
         for &(n, need) in &judged {
+            // A slice or a unified-memory chip never joins a combo: its combos are listed
+            // only when the scenario asks for that many cards (to say why not).
+            if n > 1 && n != ctx.scenario.cards && !g.combines() {
+                continue;
+            }
             out.push(fit::evaluate(i, g, n, ctx, need, cards_needed));
         }
     }
