@@ -335,6 +335,10 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     ("qwen3-30b-a3b-base", 30_532_122_624, 3_353_032_704, 98_304),
     // H: allenai/OLMoE-1B-7B-0125-Instruct
     ("olmoe-1b-7b-0125", 6_919_161_856, 1_282_017_280, 131_072),
+    // Llama 4 text models: the hand counts of tests/hf_import.rs (Maverick: "400 B"); the
+    // Hub's totals add an 871,932,416-parameter vision encoder to each (models.toml).
+    ("llama-4-scout", 107_769_861_120, 17_172_894_720, 196_608),
+    ("llama-4-maverick", 400_711_848_960, 17_184_691_200, 196_608),
 ];
 
 /// Seed 003 section 02: exact sizes and the KV bytes per token of section 03.
