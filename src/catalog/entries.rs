@@ -41,10 +41,12 @@ impl CatalogFile {
             }
         }
         for m in &mut self.model {
-            for s in [&mut m.id, &mut m.name, &mut m.family] {
+            for s in [&mut m.id, &mut m.name] {
                 clean(s);
             }
-            clean_opt(&mut m.hf_repo);
+            for s in [&mut m.family, &mut m.hf_repo, &mut m.like] {
+                clean_opt(s);
+            }
         }
         for g in &mut self.gpu {
             for s in [
@@ -76,59 +78,63 @@ impl CatalogFile {
     }
 }
 
-fn two() -> u64 {
-    2
-}
-
-fn custom() -> String {
-    "custom".into()
-}
-
 /// A model that does not say: the context the planner starts at.
-fn default_max_context() -> u64 {
-    8192
-}
+const DEFAULT_MAX_CONTEXT: u64 = 8192;
 
 /// A model as written in `models.toml`: the config.json fields, with the structural
-/// flags defaulting to the Llama layout.
+/// flags defaulting to the Llama layout. With `like = "<model id>"` the entry takes every
+/// architecture field of that (earlier) model and gives only what differs: a fine-tune or a
+/// re-release is its id, name, repo and context, not a second copy of a shape. Every
+/// architecture field is optional here so that an override can be told from a default.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ModelEntry {
     pub(super) id: String,
     pub(super) name: String,
-    #[serde(default = "custom")]
-    pub(super) family: String,
+    #[serde(default)]
+    pub(super) family: Option<String>,
     #[serde(default)]
     pub(super) hf_repo: Option<String>,
-    #[serde(default = "default_max_context")]
-    pub(super) max_context: u64,
-    pub(super) hidden: u64,
-    pub(super) intermediate: u64,
-    pub(super) layers: u64,
-    pub(super) heads: u64,
+    /// The id of an earlier model whose architecture this one shares.
+    #[serde(default)]
+    pub(super) like: Option<String>,
+    #[serde(default)]
+    pub(super) max_context: Option<u64>,
+    #[serde(default)]
+    pub(super) hidden: Option<u64>,
+    #[serde(default)]
+    pub(super) intermediate: Option<u64>,
+    #[serde(default)]
+    pub(super) layers: Option<u64>,
+    #[serde(default)]
+    pub(super) heads: Option<u64>,
     #[serde(default)]
     pub(super) kv_heads: Option<u64>,
     #[serde(default)]
     pub(super) head_dim: Option<u64>,
-    pub(super) vocab: u64,
     #[serde(default)]
-    pub(super) tied_embeddings: bool,
+    pub(super) vocab: Option<u64>,
     #[serde(default)]
-    pub(super) qkv_bias: bool,
+    pub(super) tied_embeddings: Option<bool>,
     #[serde(default)]
-    pub(super) o_bias: bool,
+    pub(super) qkv_bias: Option<bool>,
     #[serde(default)]
-    pub(super) qk_norm: bool,
-    #[serde(default = "two")]
-    pub(super) norms_per_layer: u64,
+    pub(super) o_bias: Option<bool>,
     #[serde(default)]
-    pub(super) norm_bias: bool,
+    pub(super) qk_norm: Option<bool>,
+    /// The q and k norms span the whole projection (OLMo 2).
     #[serde(default)]
-    pub(super) mlp: MlpKind,
+    pub(super) qk_norm_full: Option<bool>,
     #[serde(default)]
-    pub(super) mlp_bias: bool,
+    pub(super) norms_per_layer: Option<u64>,
     #[serde(default)]
-    pub(super) attention_sinks: bool,
+    pub(super) norm_bias: Option<bool>,
+    #[serde(default)]
+    pub(super) mlp: Option<MlpKind>,
+    #[serde(default)]
+    pub(super) mlp_bias: Option<bool>,
+    #[serde(default)]
+    pub(super) attention_sinks: Option<bool>,
     #[serde(default)]
     pub(super) sliding_window: Option<SlidingWindow>,
     #[serde(default)]
@@ -136,19 +142,55 @@ pub(super) struct ModelEntry {
     #[serde(default)]
     pub(super) mla: Option<Mla>,
     #[serde(default)]
-    pub(super) active_excludes_embedding: bool,
+    pub(super) active_excludes_embedding: Option<bool>,
     #[serde(default)]
     pub(super) declared_params: Option<u64>,
     #[serde(default)]
-    pub(super) position_embeddings: u64,
+    pub(super) position_embeddings: Option<u64>,
+}
+
+/// The Llama layout every field defaults to when an entry names no `like`.
+fn llama_layout() -> Architecture {
+    Architecture {
+        hidden: 0,
+        intermediate: 0,
+        layers: 0,
+        heads: 0,
+        kv_heads: 0,
+        head_dim: 0,
+        vocab: 0,
+        tied_embeddings: false,
+        qkv_bias: false,
+        o_bias: false,
+        qk_norm: false,
+        norms_per_layer: 2,
+        norm_bias: false,
+        qk_norm_full: false,
+        norm_free: false,
+        ssm: None,
+        mlp: MlpKind::Gated,
+        mlp_bias: false,
+        attention_sinks: false,
+        sliding_window: None,
+        moe: None,
+        mla: None,
+        active_excludes_embedding: false,
+        position_embeddings: 0,
+        lm_head_bias: false,
+    }
 }
 
 impl ModelEntry {
-    /// The model, or the field at fault and why.
-    pub(super) fn into_model(self) -> Result<Model, (&'static str, String)> {
+    /// The model, or the field at fault and why. `base` is the model named by `like`
+    /// (the caller finds it, and reports an unknown one).
+    pub(super) fn into_model(self, base: Option<&Model>) -> Result<Model, (&'static str, String)> {
         let id = crate::text::clean_prefix(&self.id, 60);
         let fail = |field: &'static str, message: String| Err((field, format!("model '{id}': {message}")));
-        if !(1..=1 << 30).contains(&self.max_context) {
+        let max_context = self
+            .max_context
+            .or(base.map(|b| b.max_context))
+            .unwrap_or(DEFAULT_MAX_CONTEXT);
+        if !(1..=1 << 30).contains(&max_context) {
             return fail(
                 "max_context",
                 format!("'max_context' must be between 1 and {}", 1u64 << 30),
@@ -162,61 +204,103 @@ impl ModelEntry {
                 format!("'declared_params' must be between 1 and 10^15, got {n}"),
             );
         }
-        if self.heads == 0 {
+        let mut arch = base.map_or_else(llama_layout, |b| b.arch.clone());
+        // Without `like`, the five dimensions every shape needs must be written.
+        if base.is_none() {
+            for (field, value) in [
+                ("hidden", self.hidden),
+                ("intermediate", self.intermediate),
+                ("layers", self.layers),
+                ("heads", self.heads),
+                ("vocab", self.vocab),
+            ] {
+                if value.is_none() {
+                    return fail(
+                        "id",
+                        format!(
+                            "'{field}' is missing (give it, or 'like' = the id of a model of the same shape)"
+                        ),
+                    );
+                }
+            }
+        }
+        let reshaped = self.hidden.is_some() || self.heads.is_some();
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = self.$f { arch.$f = v; } )* };
+        }
+        set!(
+            hidden,
+            intermediate,
+            layers,
+            heads,
+            vocab,
+            tied_embeddings,
+            qkv_bias,
+            o_bias,
+            qk_norm,
+            qk_norm_full,
+            norms_per_layer,
+            norm_bias,
+            mlp,
+            mlp_bias,
+            attention_sinks,
+            active_excludes_embedding,
+            position_embeddings
+        );
+        if self.sliding_window.is_some() {
+            arch.sliding_window = self.sliding_window;
+        }
+        if self.moe.is_some() {
+            arch.moe = self.moe;
+        }
+        if self.mla.is_some() {
+            arch.mla = self.mla;
+        }
+        if arch.heads == 0 {
             return fail("heads", "'heads' must be positive".into());
         }
-        if self.head_dim.is_none() && !self.hidden.is_multiple_of(self.heads) {
-            return fail(
-                "hidden",
-                format!(
-                    "hidden {} is not a multiple of heads {}; give head_dim",
-                    self.hidden, self.heads
-                ),
-            );
+        match self.head_dim {
+            Some(d) => arch.head_dim = d,
+            // A shape of its own (or a new width) without head_dim: hidden / heads.
+            None if base.is_none() || reshaped => {
+                if !arch.hidden.is_multiple_of(arch.heads) {
+                    return fail(
+                        "hidden",
+                        format!(
+                            "hidden {} is not a multiple of heads {}; give head_dim",
+                            arch.hidden, arch.heads
+                        ),
+                    );
+                }
+                arch.head_dim = arch.hidden / arch.heads;
+            }
+            None => {}
         }
-        let head_dim = self.head_dim.unwrap_or(self.hidden / self.heads);
-        Ok(Model {
+        match self.kv_heads {
+            Some(k) => arch.kv_heads = k,
+            None if base.is_none() => arch.kv_heads = arch.heads,
+            None => {}
+        }
+        let family = self
+            .family
+            .or(base.map(|b| b.family.clone()))
+            .unwrap_or_else(|| "custom".into());
+        let model = Model {
             id: self.id,
             name: self.name,
-            family: self.family,
+            family,
             hf_repo: self.hf_repo,
-            max_context: self.max_context,
-            arch: Architecture {
-                hidden: self.hidden,
-                intermediate: self.intermediate,
-                layers: self.layers,
-                heads: self.heads,
-                kv_heads: self.kv_heads.unwrap_or(self.heads),
-                head_dim,
-                vocab: self.vocab,
-                tied_embeddings: self.tied_embeddings,
-                qkv_bias: self.qkv_bias,
-                o_bias: self.o_bias,
-                qk_norm: self.qk_norm,
-                norms_per_layer: self.norms_per_layer,
-                norm_bias: self.norm_bias,
-                qk_norm_full: false,
-                norm_free: false,
-                ssm: None,
-                mlp: self.mlp,
-                mlp_bias: self.mlp_bias,
-                attention_sinks: self.attention_sinks,
-                sliding_window: self.sliding_window,
-                moe: self.moe,
-                mla: self.mla,
-                active_excludes_embedding: self.active_excludes_embedding,
-                position_embeddings: self.position_embeddings,
-                lm_head_bias: false,
-            },
+            max_context,
+            arch,
             declared_params: self.declared_params,
             warnings: Vec::new(),
             source_path: None,
             checkpoint: None,
             params_range: None,
-        })
-        .and_then(|m: Model| match m.arch.validate() {
-            Ok(()) => Ok(m),
+        };
+        match model.arch.validate() {
+            Ok(()) => Ok(model),
             Err(e) => Err((e.field, format!("model '{id}': {}", e.message))),
-        })
+        }
     }
 }

@@ -246,8 +246,33 @@ impl Catalog {
             .collect();
         for entry in parsed.model {
             let id = entry.id.clone();
+            // `like` names an earlier model (of this file or an earlier one): its shape.
+            let base = match &entry.like {
+                None => None,
+                Some(like) => {
+                    let at = model_at
+                        .get(like)
+                        .copied()
+                        .or_else(|| self.models.iter().position(|m| m.id.eq_ignore_ascii_case(like)));
+                    match at {
+                        Some(i) => Some(&self.models[i]),
+                        None => {
+                            let like = crate::text::clean_prefix(like, 60);
+                            let hint = match self.suggest_models(&like).first() {
+                                Some(s) => format!(" (did you mean '{s}'?)"),
+                                None => String::new(),
+                            };
+                            let message = format!(
+                                "model '{}': 'like' names no earlier model: '{like}'{hint}",
+                                crate::text::clean_prefix(&id, 60)
+                            );
+                            return Err(locate_field(file, source, &id, "like", message));
+                        }
+                    }
+                }
+            };
             let model = entry
-                .into_model()
+                .into_model(base)
                 .map_err(|(field, m)| locate_field(file, source, &id, field, m))?;
             match model_at.get(&model.id) {
                 Some(&i) => self.models[i] = model,

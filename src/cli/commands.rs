@@ -38,9 +38,26 @@ pub fn run(
             let text = crate::present::text::lookup_table(&catalog, *json).map_err(CliError)?;
             out.write_all(text.as_bytes()).map_err(io)?;
         }
-        Command::Models { json } => {
-            out.write_all(crate::present::text::models(&catalog, *json).as_bytes())
-                .map_err(io)?;
+        Command::Models {
+            json,
+            family,
+            search,
+            min_params,
+            max_params,
+        } => {
+            let filter = crate::present::text::ModelFilter {
+                family: family.as_deref(),
+                search: search.as_deref(),
+                min_params_b: *min_params,
+                max_params_b: *max_params,
+            };
+            let text = crate::present::text::models(&catalog, *json, &filter);
+            if text.is_empty() {
+                return Err(CliError(
+                    "no model in the catalog matches; `vramfit models` lists them all".into(),
+                ));
+            }
+            out.write_all(text.as_bytes()).map_err(io)?;
         }
         Command::Gpus {
             json,

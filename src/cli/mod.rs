@@ -118,6 +118,25 @@ where
     }
 }
 
+/// Parse a model size in billions of parameters (`models --min-params 7`), any fraction.
+pub fn billions(flag: &'static str) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| {
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{}' is not a number", crate::text::clean_prefix(text, 30)))?;
+        // Up to a thousand times the largest model published: a typo, not a size.
+        let range = Range {
+            flag,
+            lo: 0.0,
+            hi: 1_000_000.0,
+            unit: "billion parameters",
+        };
+        range.check(value).map_err(|e| e.message)?;
+        Ok(value)
+    }
+}
+
 /// Parse a [`Choice`] enum from its id, listing the valid ids in help and errors.
 pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
     let shown = T::ALL.iter().map(|v| clap::builder::PossibleValue::new(v.id()));
@@ -193,11 +212,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The model catalog.
+    /// The model catalog, each family together.
     Models {
         /// Print JSON instead of the table (keys and ids in English).
         #[arg(long)]
         json: bool,
+        /// Only this family, or the families whose name starts so (`qwen2.5`, `llama`).
+        #[arg(long, value_name = "NAME")]
+        family: Option<String>,
+        /// Only models whose id or name contains this (`coder`, `r1 distill`, `8b`).
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
+        /// Only models of at least this many billion parameters (the total, every expert).
+        #[arg(long, value_name = "B", value_parser = billions("min-params"))]
+        min_params: Option<f64>,
+        /// Only models of at most this many billion parameters (the total, every expert).
+        #[arg(long, value_name = "B", value_parser = billions("max-params"))]
+        max_params: Option<f64>,
     },
     /// The card catalog with prices.
     Gpus {

@@ -9,6 +9,7 @@ pub mod explain;
 pub mod i18n;
 pub mod json;
 pub mod markdown;
+pub mod models;
 pub mod placement;
 mod plan_table;
 pub mod text;

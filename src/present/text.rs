@@ -4,12 +4,12 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::json::{ModelJson, round2};
+use super::json::round2;
 use super::plan_table::Table;
 use super::{i18n, money, option_label};
 use crate::catalog::Catalog;
 use crate::engine::lookup::lookup_table as compute_lookup;
-use crate::engine::units::{format_gb, format_params, format_usd, group_thousands, to_gb};
+use crate::engine::units::{format_gb, format_usd, group_thousands, to_gb};
 use crate::engine::{Choice, Gpu, Model, Plan, Scenario};
 use crate::text::{pad, pad_left};
 use crate::tr;
@@ -305,50 +305,8 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, String> {
     Ok(s)
 }
 
-pub fn models(catalog: &Catalog, json: bool) -> String {
-    if json {
-        let list: Vec<ModelJson> = catalog.models.iter().map(|m| ModelJson::new(m, 2.0)).collect();
-        return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
-    }
-    let mut s = String::new();
-    let h = |key: &str| i18n::message(&format!("catalog_table.{key}"));
-    let _ = writeln!(
-        s,
-        "{} {} {} {} {} {} {} {} {}",
-        pad("id", 20),
-        pad(&h("name"), 26),
-        pad(&h("family"), 9),
-        pad_left(&h("params"), 8),
-        pad_left(&h("active"), 8),
-        pad_left(&h("layers"), 6),
-        pad_left("kv", 4),
-        pad_left("KV B/tok", 10),
-        pad_left(&h("context"), 8)
-    );
-    for m in &catalog.models {
-        let p = m.params();
-        let _ = writeln!(
-            s,
-            "{:<20} {:<26} {:<9} {:>8} {:>8} {:>6} {:>4} {:>10} {:>8}",
-            m.id,
-            m.name,
-            m.family,
-            format_params(p.total),
-            if p.active == p.total {
-                "-".into()
-            } else {
-                format_params(p.active)
-            },
-            m.arch.layers,
-            m.arch.kv_heads,
-            group_thousands(m.kv_bytes_per_token(2.0).round() as i64),
-            group_thousands(m.max_context as i64)
-        );
-    }
-    s
-}
-
 pub use super::cards::{GpuFilter, gpus};
+pub use super::models::{ModelFilter, models};
 
 /// `vramfit detect`: what this machine's tools reported, and the catalog card each is.
 pub fn detected(d: &crate::detect::Detection, json: bool) -> String {
