@@ -528,6 +528,9 @@ fn the_planner_lists_gguf_files_under_models_dir() {
     assert_eq!(app.models[tiny].family, "On this machine");
     assert_eq!(app.models[tiny].params().total, params);
     assert!(tiny < 3, "listed first, before the catalog");
+    // The list opens on the selected model; Home in the models pane goes to the top.
+    app.focus = vramfit::tui::action::Pane::Models;
+    app.update(vramfit::tui::action::Action::Home);
     let screen = vramfit::tui::states::render(&mut app, 120, 40);
     let text: String = (0..40)
         .map(|y| (0..120).map(|x| screen[(x, y)].symbol()).collect::<String>() + "\n")

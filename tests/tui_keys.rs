@@ -250,10 +250,12 @@ fn mouse_click_focuses_and_selects() {
     app.mouse = true;
     vramfit::tui::states::render(&mut app, 160, 48);
     let rows = app.model_rows();
-    let heading = rows
-        .iter()
-        .position(|r| matches!(r, vramfit::tui::app::ModelRow::Family(_)))
-        .unwrap();
+    // The first heading on screen (the list opens scrolled to the selected model).
+    let heading = app.model_offset
+        + rows[app.model_offset..]
+            .iter()
+            .position(|r| matches!(r, vramfit::tui::app::ModelRow::Family(_)))
+            .unwrap();
     let vramfit::tui::app::ModelRow::Model(under) = rows[heading + 1] else {
         panic!("a heading is followed by its first model")
     };

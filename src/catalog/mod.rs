@@ -412,20 +412,22 @@ pub fn suggest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> V
         return Vec::new();
     }
     let w = wanted.to_ascii_lowercase();
-    let mut scored: Vec<(usize, &str)> = candidates
+    let most = w.len().max(3) / 2 + 1;
+    let mut scored: Vec<(usize, bool, &str)> = candidates
         .map(|c| {
             let lc = c.to_ascii_lowercase();
-            let score = if lc.contains(&w) || w.contains(&lc) {
-                0
-            } else {
-                strsim::levenshtein(&w, &lc)
-            };
-            (score, c)
+            let typo = strsim::levenshtein(&w, &lc);
+            // One holding the other is always a suggestion, but a name one typo away comes
+            // first ("lama-3.1-8b": llama-3.1-8b before hermes-3-llama-3.1-8b).
+            let holds = lc.contains(&w) || w.contains(&lc);
+            let score = if holds { typo.min(most) } else { typo };
+            // At the same distance, a name holding the text comes first ("4090": rtx-4090).
+            (score, !holds, c)
         })
-        .filter(|(score, _)| *score <= w.len().max(3) / 2 + 1)
+        .filter(|(score, _, _)| *score <= most)
         .collect();
     scored.sort();
-    scored.into_iter().take(3).map(|(_, c)| c).collect()
+    scored.into_iter().take(3).map(|(_, _, c)| c).collect()
 }
 
 /// Count how often each id occurs, to report duplicates in a single file.
