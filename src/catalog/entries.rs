@@ -196,6 +196,7 @@ impl ModelEntry {
                 norms_per_layer: self.norms_per_layer,
                 norm_bias: self.norm_bias,
                 qk_norm_full: false,
+                q_gate: false,
                 norm_free: false,
                 ssm: None,
                 mlp: self.mlp,
@@ -213,6 +214,7 @@ impl ModelEntry {
             source_path: None,
             checkpoint: None,
             params_range: None,
+            unknown_keys: Vec::new(),
         })
         .and_then(|m: Model| match m.arch.validate() {
             Ok(()) => Ok(m),

@@ -456,6 +456,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
         norms_per_layer: 2,
         norm_bias: false,
         qk_norm_full: false,
+        q_gate: false,
         norm_free: false,
         ssm: None,
         mlp: MlpKind::Gated,
@@ -521,6 +522,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
         source_path: Some(path.display().to_string()),
         checkpoint: Some(total.weights()).flatten(),
         params_range: None,
+        unknown_keys: Vec::new(),
     })
 }
 

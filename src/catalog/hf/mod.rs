@@ -5,6 +5,7 @@
 //! file's values is in `fields`, what they mean for each family's shape in `shape`.
 
 mod fields;
+mod generic;
 mod shape;
 
 use std::path::Path;
@@ -14,7 +15,7 @@ use serde_json::Value;
 use self::fields::{Fields, parse_object};
 use self::shape::{architecture, config_keys, generic_family};
 use super::FileError;
-use crate::engine::model::{MlpKind, Model};
+use crate::engine::model::Model;
 
 /// Families whose tensor list the importer knows exactly (one description each in
 /// [`super::families`]).
@@ -128,7 +129,13 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         ));
     }
     let family = family.copied().unwrap_or_else(|| generic_family(&f));
-    let arch = architecture(&f, &family, &mut warnings)?;
+    let mut arch = architecture(&f, &family, &mut warnings)?;
+    // An unknown family: its layer pattern, experts and what it leaves open, from its keys.
+    let open = if known {
+        None
+    } else {
+        Some(generic::refine(&f, &mut arch)?)
+    };
     let state_space_only = arch.ssm.is_some_and(|s| s.layers == arch.layers);
     if arch.ssm.is_some() {
         warnings.push(
@@ -175,56 +182,62 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         source_path: None,
         checkpoint: None,
         params_range: None,
+        unknown_keys: Vec::new(),
     };
     check(&f, &model)?;
     let mut model = model;
-    if !known {
-        attach_structure_bound(&mut model, &f);
+    if let Some(open) = open {
+        attach_structure_bound(&mut model, open);
     }
     Ok(model)
 }
 
-/// An unknown family's structure is read from generic fields; what the config does not state
-/// (gated or plain MLP, tied embeddings unless written, biases) may be either way. The count
-/// over every such choice gives the range the true count lies in, stated beside the estimate.
-fn attach_structure_bound(model: &mut Model, f: &Fields) {
-    let tie_fixed = f.bool("tie_word_embeddings").is_some();
-    let mut counts = Vec::new();
-    for mlp in [MlpKind::Gated, MlpKind::Plain] {
-        for tied in [true, false] {
-            if tie_fixed && tied != model.arch.tied_embeddings {
-                continue;
-            }
-            for biased in [false, true] {
-                let mut arch = model.arch.clone();
-                arch.mlp = mlp;
-                arch.tied_embeddings = tied;
-                arch.qkv_bias = biased;
-                arch.o_bias = biased;
-                arch.mlp_bias = biased;
-                arch.norm_bias = biased;
-                let variant = Model {
-                    arch,
-                    ..model.clone()
-                };
-                counts.push(variant.params().total);
-            }
-        }
-    }
+/// An unknown family's structure is read from generic fields; what the config does not
+/// settle (gated or plain MLP, tied embeddings unless written, biases, q/k norms, what a
+/// non-attention layer holds, keys about experts it cannot read) may be either way. The count
+/// over every combination of readings gives the range the true count lies in, stated beside
+/// the estimate.
+fn attach_structure_bound(model: &mut Model, open: generic::Open) {
     let estimate = model.params().total;
-    let (lo, hi) = (
-        counts.iter().copied().min().unwrap_or(estimate),
-        counts.iter().copied().max().unwrap_or(estimate),
-    );
+    let mut variants = vec![model.arch.clone()];
+    for axis in &open.axes {
+        variants = variants
+            .iter()
+            .flat_map(|arch| {
+                axis.iter().map(move |reading| {
+                    let mut a = arch.clone();
+                    reading(&mut a);
+                    a
+                })
+            })
+            .collect();
+    }
+    let counts = variants
+        .iter()
+        .filter(|a| a.validate().is_ok())
+        .map(|a| a.param_count().total);
+    let (lo, hi) = counts.fold((estimate, estimate), |(lo, hi), c| (lo.min(c), hi.max(c)));
     model.params_range = Some((lo, hi));
     let pct = |v: u64| (v as f64 / estimate.max(1) as f64 - 1.0) * 100.0;
     model.warnings.push(format!(
-        "the structure the config does not state (gated or plain MLP, tied embeddings, biases) puts the true count between {} and {} ({:+.0} % to {:+.0} % of the estimate)",
+        "what the config leaves open ({}) puts the true count between {} and {} ({:+.0} % to {:+.0} % of the estimate)",
+        if open.what.is_empty() {
+            "nothing".to_string()
+        } else {
+            open.what.join(", ")
+        },
         crate::engine::units::format_params(lo),
         crate::engine::units::format_params(hi),
         pct(lo),
         pct(hi)
     ));
+    if !open.unknown_keys.is_empty() {
+        model.warnings.push(format!(
+            "config keys it could not read: {}",
+            open.unknown_keys.join(", ")
+        ));
+    }
+    model.unknown_keys = open.unknown_keys;
 }
 
 /// The shape check every model passes, with the config.json key to blame.
