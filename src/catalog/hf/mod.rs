@@ -4,8 +4,11 @@
 //! Llama-style decoder from the generic fields, with a warning that says so. Reading the
 //! file's values is in `fields`, what they mean for each family's shape in `shape`.
 
+mod experts;
 mod fields;
 mod generic;
+mod layers;
+mod open;
 mod shape;
 
 use std::path::Path;
@@ -128,6 +131,12 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             }
         ));
     }
+    // An unknown family's nested shape blocks are read as if written at the top.
+    let raised = if known { None } else { generic::flattened(map) };
+    let f = match &raised {
+        Some(map) => Fields { file, source, map },
+        None => f,
+    };
     let family = family.copied().unwrap_or_else(|| generic_family(&f));
     let mut arch = architecture(&f, &family, &mut warnings)?;
     // An unknown family: its layer pattern, experts and what it leaves open, from its keys.
@@ -197,7 +206,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
 /// non-attention layer holds, keys about experts it cannot read) may be either way. The count
 /// over every combination of readings gives the range the true count lies in, stated beside
 /// the estimate.
-fn attach_structure_bound(model: &mut Model, open: generic::Open) {
+fn attach_structure_bound(model: &mut Model, open: open::Open) {
     let estimate = model.params().total;
     let mut variants = vec![model.arch.clone()];
     for axis in &open.axes {
@@ -257,9 +266,10 @@ fn check(f: &Fields, model: &Model) -> Result<(), FileError> {
 }
 
 /// Where the configured context length may be written.
-const CONTEXT_KEYS: [&str; 4] = [
+const CONTEXT_KEYS: [&str; 5] = [
     "max_position_embeddings",
     "n_positions",
     "seq_length",
+    "max_seq_len",
     "model_max_length",
 ];

@@ -269,7 +269,7 @@ pub(super) fn config_keys(field: &str) -> &'static [&'static str] {
         "position_embeddings" => &["n_positions", "max_position_embeddings"],
         "sliding_window" => &["sliding_window"],
         "global_every" => &["sliding_window_pattern", "layer_types"],
-        "experts" => &super::generic::EXPERT_KEYS,
+        "experts" => &super::experts::EXPERT_KEYS,
         "ssm_inner" => &["intermediate_size", "expand", "mamba_expand"],
         "ssm_state" => &["state_size", "mamba_d_state"],
         "ssm_conv_kernel" => &["conv_kernel", "mamba_d_conv"],
