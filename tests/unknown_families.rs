@@ -121,7 +121,8 @@ fn arcee_relu2_is_a_two_matrix_mlp() {
     check(&m, estimate, (estimate, estimate + 36 * 256), 4.6e9, 0.1e9);
 }
 
-/// EXAONE 4.0 32B: "LLLG", three sliding layers (window 4096) then a global one.
+/// EXAONE 4.0 32B: `sliding_window_pattern` 4, three sliding layers (window 4096) then a
+/// global one; EXAONE's other spelling of the period, "LLLG", reads the same.
 #[test]
 fn exaone4_slides_three_layers_in_four() {
     let m = load("exaone-4.0-32b");
@@ -140,6 +141,18 @@ fn exaone4_slides_three_layers_in_four() {
     assert_eq!((estimate - 2 * v * h) / 10_000_000, 3095);
     // KV at 32k: 16 global layers hold 32,768 tokens, 48 sliding ones 4,096.
     assert_eq!(m.arch.kv_layer_tokens(32768), 16 * 32768 + 48 * 4096);
+    // 2 × 8 kv heads × 128 × 2 B a token: 2.95 GB at 32k, where every layer sliding (the
+    // old reading) gave 64 × 4,096 tokens, 1.07 GB (64 % too little).
+    let kv = |m: &Model| m.arch.kv_layer_tokens(32768) * 2 * 8 * 128 * 2;
+    assert_eq!(kv(&m), 2_952_790_016);
+    assert_eq!(100 - 64 * 4096 * 2 * 8 * 128 * 2 * 100 / kv(&m), 64);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hf/exaone-4.0-32b");
+    let text = std::fs::read_to_string(dir.join("config.json")).unwrap().replace(
+        "\"sliding_window_pattern\": 4",
+        "\"sliding_window_pattern\": \"LLLG\"",
+    );
+    let lettered = hf::from_str("config.json", &text, "lllg").unwrap();
+    assert_eq!(kv(&lettered), kv(&m));
 }
 
 /// Seed-OSS-36B: biases on q, k and v only (`attention_bias`, `attention_out_bias: false`).
@@ -214,15 +227,20 @@ fn bailing_moe_counts_its_experts() {
 }
 
 /// Apertus 8B: xIELU is an activation the reading does not know, so both MLP shapes stay
-/// open; the published total is the two-matrix one.
+/// open, as do the q/k norms its config does not write (its modeling code has them). The
+/// published 8.05 B is the two-matrix reading with the norms (and xIELU's two learned
+/// scalars a layer).
 #[test]
 fn apertus_unknown_activation_keeps_both_mlps_in_the_bound() {
     let m = load("apertus-8b");
     let (h, v) = (4096u64, 131072u64);
-    let base = 2 * v * h + h + 32 * (attention(h, 32, 8, 128) + 256 + 2 * h);
+    let base = 2 * v * h + h + 32 * (attention(h, 32, 8, 128) + 2 * h);
     let (plain, gated) = (base + 32 * 2 * h * 21504, base + 32 * 3 * h * 21504);
-    assert_eq!(plain, 8_053_338_112);
-    check(&m, gated, (plain, gated), 8.05e9, 0.01e9);
+    let truth = plain + 32 * 256 + 32 * 2;
+    assert_eq!(truth, 8_053_338_176);
+    check(&m, gated, (plain, gated + 32 * 256), 8.05e9, 0.01e9);
+    let (lo, hi) = m.params_range.unwrap();
+    assert!(lo < truth && truth < hi);
 }
 
 /// DBRX: `d_model`, `n_heads`, `n_layers`, KV heads in `attn_config`, experts in

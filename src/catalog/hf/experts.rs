@@ -57,7 +57,9 @@ const EVERY_KEYS: [&str; 5] = [
     "expert_layer_period",
 ];
 /// Keys about experts that change no parameter (routing arithmetic, training losses).
-const EXPERT_KEYS_WITHOUT_PARAMETERS: [&str; 19] = [
+const EXPERT_KEYS_WITHOUT_PARAMETERS: [&str; 21] = [
+    "moe_norm_min",
+    "moe_gate_act",
     "moe_gate",
     "moe_jitter_eps",
     "moe_loss_weight",
@@ -99,9 +101,10 @@ fn understood(key: &str) -> bool {
 /// Experts under every spelling; a key about experts that is not understood widens the
 /// bound with the reading that takes it for an expert count.
 pub(super) fn experts(f: &Fields, arch: &mut Architecture, open: &mut Open) -> Result<(), FileError> {
-    // ERNIE's last MoE layer: nothing to read when it is the last layer.
-    let last_layer =
-        |k: &str, v: &Value| k == "moe_layer_end_index" && v.as_u64().is_some_and(|e| e + 1 >= arch.layers);
+    // ERNIE's last MoE layer: nothing to read when it is the last layer (or unset).
+    let last_layer = |k: &str, v: &Value| {
+        k == "moe_layer_end_index" && (v.is_null() || v.as_u64().is_some_and(|e| e + 1 >= arch.layers))
+    };
     let unknown: Vec<(String, Option<u64>)> = f
         .map
         .iter()
