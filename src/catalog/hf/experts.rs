@@ -133,11 +133,11 @@ pub(super) fn experts(f: &Fields, arch: &mut Architecture, open: &mut Open) -> R
             );
         }
     }
-    let counts: Vec<u64> = unknown
-        .iter()
-        .filter_map(|(_, v)| *v)
-        .filter(|v| *v > 1)
-        .collect();
+    // The count grows with the number read for experts: the least and the most of them bound
+    // every other reading.
+    let numbers = unknown.iter().filter_map(|(_, v)| *v).filter(|v| *v > 1);
+    let mut counts: Vec<u64> = numbers.clone().min().into_iter().chain(numbers.max()).collect();
+    counts.dedup();
     if !counts.is_empty() {
         let width = f.u64_opt(&EXPERT_WIDTH_KEYS)?;
         let shared = f.u64_opt(&SHARED_COUNT_KEYS)?.unwrap_or(0);

@@ -52,6 +52,11 @@ pub(super) fn refine(f: &Fields, arch: &mut Architecture) -> Result<Open, FileEr
         unknown_keys: Vec::new(),
         what: Vec::new(),
     };
+    // A shape out of every range is refused by the shape check that follows, naming the key;
+    // nothing here should size lists or products from it first.
+    if arch.validate().is_err() {
+        return Ok(open);
+    }
     // KV heads inside a nested attention block (DBRX's `attn_config.kv_n_heads`).
     if !["num_key_value_heads", "num_kv_heads", "n_kv_heads", "kv_n_heads"]
         .iter()
@@ -234,8 +239,8 @@ fn width_readings(f: &Fields, arch: &mut Architecture, open: &mut Open) -> Resul
         .iter()
         .find_map(|k| f.map.get(*k).and_then(Value::as_f64))
         .unwrap_or(1.0);
-    let adjusted = ((2 * written / 3) as f64 * multiplier) as u64;
-    let adjusted = adjusted.div_ceil(multiple) * multiple;
+    let adjusted = ((written.saturating_mul(2) / 3) as f64 * multiplier) as u64;
+    let adjusted = adjusted.div_ceil(multiple).saturating_mul(multiple);
     if adjusted == 0 {
         return Ok(());
     }

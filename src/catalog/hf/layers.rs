@@ -90,7 +90,14 @@ fn pattern(f: &Fields, layers: u64) -> Result<Option<Vec<Layer>>, FileError> {
         Some(Value::Number(n)) => n
             .as_u64()
             .filter(|n| *n > 0)
-            .map(|n| (1..=n).map(|i| i == n).collect()),
+            // A period longer than the network: no layer of it is global.
+            .map(|n| {
+                if n > layers {
+                    vec![false]
+                } else {
+                    (1..=n).map(|i| i == n).collect()
+                }
+            }),
         _ => None,
     };
     let period = match period {
@@ -98,8 +105,9 @@ fn pattern(f: &Fields, layers: u64) -> Result<Option<Vec<Layer>>, FileError> {
         None => f
             .u64_opt(&["global_attn_every_n_layers", "global_attention_every"])?
             .filter(|n| *n > 0)
-            // ModernBERT's rule: layer i is global when i % n == 0.
-            .map(|n| (0..n).map(|i| i == 0).collect()),
+            // ModernBERT's rule: layer i is global when i % n == 0 (only the first, for a
+            // period longer than the network).
+            .map(|n| (0..n.min(layers.max(1))).map(|i| i == 0).collect()),
     };
     Ok(period.map(|p| {
         (0..n)
@@ -156,6 +164,12 @@ pub(super) fn layers(f: &Fields, arch: &mut Architecture, open: &mut Open) -> Re
     Ok(())
 }
 
+/// A count from 128-bit arithmetic (widths straight from the file), saturated: the shape
+/// check then refuses it by its size.
+fn narrow(v: u128) -> u64 {
+    u64::try_from(v).unwrap_or(u64::MAX)
+}
+
 fn with_layers(mut s: Ssm, layers: u64) -> Ssm {
     s.layers = layers;
     s
@@ -190,8 +204,9 @@ fn mixer_readings(f: &Fields, arch: &Architecture, name: &str) -> Result<Vec<Ssm
     // depthwise convolution over `conv_L_cache` tokens, out_proj; it keeps L tokens' inputs.
     if let Some(l) = f.u64_opt(&["conv_L_cache", "conv_kernel_size", "short_conv_kernel"])? {
         let bias = f.bool("conv_bias").unwrap_or(false);
+        let (h, l) = (u128::from(h), u128::from(l.min(1 << 24)));
         let params = 3 * h * h + h * l + h * h + if bias { 3 * h + h + h } else { 0 };
-        keyed.push(("conv", stated(params, h * l)));
+        keyed.push(("conv", stated(narrow(params), narrow(h * l))));
     }
     // Qwen3-Next's gated delta net: q, k, v and the output gate z projected together, β and
     // the decay a per value head, a convolution over q, k and v, a gated norm, out_proj.
@@ -201,20 +216,23 @@ fn mixer_readings(f: &Fields, arch: &Architecture, name: &str) -> Result<Vec<Ssm
         f.u64_opt(&["linear_num_value_heads"])?,
         f.u64_opt(&["linear_value_head_dim"])?,
     ) {
-        let kernel = f.u64_opt(&["linear_conv_kernel_dim"])?.unwrap_or(4);
+        // Widths past 2^24 are refused by the shape check; clamped, no product overflows.
+        let w = |x: u64| u128::from(x.min(1 << 24));
+        let kernel = w(f.u64_opt(&["linear_conv_kernel_dim"])?.unwrap_or(4));
+        let (h, kh, kd, vh, vd) = (w(h), w(kh), w(kd), w(vh), w(vd));
         let (key, value) = (kh * kd, vh * vd);
         let conv = 2 * key + value;
         let params = h * (2 * key + 2 * value) + h * 2 * vh + conv * kernel + 2 * vh + vd + value * h;
         let state = conv * kernel.saturating_sub(1) + vh * kd * vd;
-        keyed.push(("linear", stated(params, state)));
+        keyed.push(("linear", stated(narrow(params), narrow(state))));
     }
     // A Mamba 2 mixer, counted by the engine's own formula.
     if let Some(state) = f.u64_opt(&["mamba_d_state", "ssm_state_size", "mamba_state_size"])? {
         let heads = f.u64_opt(&["mamba_n_heads", "mamba_num_heads"])?;
         let head_dim = f.u64_opt(&["mamba_d_head", "mamba_head_dim"])?;
         let inner = match (heads, head_dim) {
-            (Some(n), Some(d)) => n * d,
-            _ => h * f.u64_opt(&["mamba_expand", "expand"])?.unwrap_or(2),
+            (Some(n), Some(d)) => n.saturating_mul(d),
+            _ => h.saturating_mul(f.u64_opt(&["mamba_expand", "expand"])?.unwrap_or(2)),
         };
         keyed.push((
             "mamba",
