@@ -339,3 +339,25 @@ fn json_names_the_unknown_keys_beside_the_range() {
     assert!(known["model"].get("unknown_keys").is_none());
     assert!(known["model"].get("params_range").is_none());
 }
+
+/// ERNIE-VL writes its experts as a list (one count per modality): not refused, named, and
+/// the reading that pools the list widens the bound. ERNIE 4.5 21B-A3B's config with its
+/// count written that way.
+#[test]
+fn an_expert_count_written_as_a_list_is_named_not_refused() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hf/ernie-4.5-21b-a3b");
+    let text = std::fs::read_to_string(dir.join("config.json"))
+        .unwrap()
+        .replace("\"moe_num_experts\": 64", "\"moe_num_experts\": [64, 64]");
+    let m = hf::from_str("config.json", &text, "listed").unwrap();
+    assert_eq!(m.unknown_keys, ["moe_num_experts"]);
+    let (lo, hi) = m.params_range.unwrap();
+    // Dense: 28 layers of the 12288-wide MLP. High: 128 pooled experts of 1536 with the two
+    // shared ones, and q/k norms.
+    let (h, v) = (2560u64, 103424u64);
+    let attn = attention(h, 20, 4, 128);
+    assert_eq!(lo, v * h + h + 28 * (attn + 3 * h * 12288 + 2 * h));
+    let expert = 3 * h * 1536;
+    assert_eq!(hi, v * h + h + 28 * (attn + 128 * h + 130 * expert + 2 * h + 256));
+    assert!(lo < 21_825_437_888 && 21_825_437_888 < hi);
+}

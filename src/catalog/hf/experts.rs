@@ -2,7 +2,7 @@
 //! token, widths, shared experts, dense first layers, an MoE every k-th layer); a key about
 //! experts it does not understand is named and widens the bound. Part of `super::generic`.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::fields::Fields;
 use super::open::{Open, Reading};
@@ -86,6 +86,11 @@ fn mentions_experts(key: &str) -> bool {
     key.contains("expert") || key.starts_with("moe") || key.contains("_moe") || key.contains("router")
 }
 
+/// A list under a key whose number bears on the count.
+fn counted_list(key: &str, v: &Value) -> bool {
+    v.is_array() && !EXPERT_KEYS_WITHOUT_PARAMETERS.contains(&key)
+}
+
 /// Every key this reading understands, for telling the rest apart.
 fn understood(key: &str) -> bool {
     EXPERT_KEYS.contains(&key)
@@ -105,14 +110,36 @@ pub(super) fn experts(f: &Fields, arch: &mut Architecture, open: &mut Open) -> R
     let last_layer = |k: &str, v: &Value| {
         k == "moe_layer_end_index" && (v.is_null() || v.as_u64().is_some_and(|e| e + 1 >= arch.layers))
     };
+    // A list where a number is read (ERNIE-VL's experts per modality) is not understood: its
+    // sum is one reading of the experts.
+    let number = |v: &Value| match v {
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .filter_map(Value::as_u64)
+                .fold(0u64, u64::saturating_add),
+        ),
+        v => v.as_u64(),
+    };
     let unknown: Vec<(String, Option<u64>)> = f
         .map
         .iter()
-        .filter(|(k, v)| mentions_experts(k) && !understood(k) && !last_layer(k, v))
-        .map(|(k, v)| (crate::text::clean_prefix(k, 64), v.as_u64()))
+        .filter(|(k, v)| mentions_experts(k) && (!understood(k) || counted_list(k, v)) && !last_layer(k, v))
+        .map(|(k, v)| (crate::text::clean_prefix(k, 64), number(v)))
         .collect();
     open.unknown_keys.extend(unknown.iter().map(|(k, _)| k.clone()));
-    arch.moe = read_moe(f, arch)?;
+    let without_lists: Map<String, Value> = f
+        .map
+        .iter()
+        .filter(|(k, v)| !(mentions_experts(k) && counted_list(k, v)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let read = Fields {
+        file: f.file,
+        source: f.source,
+        map: &without_lists,
+    };
+    arch.moe = read_moe(&read, arch)?;
     if let Some(moe) = &arch.moe {
         // Whether the router has a bias (or a score correction) is not always written.
         let biased = moe.router_bias;
