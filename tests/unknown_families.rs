@@ -361,3 +361,19 @@ fn an_expert_count_written_as_a_list_is_named_not_refused() {
     assert_eq!(hi, v * h + h + 28 * (attn + 128 * h + 130 * expert + 2 * h + 256));
     assert!(lo < 21_825_437_888 && 21_825_437_888 < hi);
 }
+
+/// A layer layout under a key the reading does not know is named: Nemotron-H's
+/// `hybrid_override_pattern` (M: Mamba 2, *: attention, -: MLP; the key as nvidia's
+/// Nemotron-H configs write it) set into SmolLM3's config.
+#[test]
+fn an_unread_layer_layout_is_named() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hf/smollm3-3b");
+    let text = std::fs::read_to_string(dir.join("config.json")).unwrap().replace(
+        "\"mlp_bias\": false,",
+        "\"mlp_bias\": false, \"hybrid_override_pattern\": \"M-M-M*-\",",
+    );
+    let m = hf::from_str("config.json", &text, "layout").unwrap();
+    assert_eq!(m.unknown_keys, ["hybrid_override_pattern"]);
+    // Read as every layer attending, as before: the same count as SmolLM3's.
+    assert_eq!(m.params().total, 3_075_098_624);
+}

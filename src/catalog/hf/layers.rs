@@ -122,9 +122,24 @@ fn pattern(f: &Fields, layers: u64) -> Result<Option<Vec<Layer>>, FileError> {
     }))
 }
 
+/// A key that lays out the layers in a way `pattern` does not read.
+fn unread_layout(key: &str) -> bool {
+    let layout = key.contains("pattern") || key.contains("block_type") || key.contains("attn_layer");
+    layout && key != "sliding_window_pattern" || key == "layer_types"
+}
+
 /// Which layers attend, slide or keep a fixed state: only attention layers hold KV per token.
 pub(super) fn layers(f: &Fields, arch: &mut Architecture, open: &mut Open) -> Result<(), FileError> {
     let Some(kinds) = pattern(f, arch.layers)? else {
+        // A layout under keys this reading does not know (Nemotron-H's
+        // `hybrid_override_pattern`, Zamba's `layers_block_type`, …): named, since every layer
+        // is then given attention and a KV cache, which it may not have.
+        open.unknown_keys.extend(
+            f.map
+                .keys()
+                .filter(|k| unread_layout(k))
+                .map(|k| crate::text::clean_prefix(k, 64)),
+        );
         return Ok(());
     };
     let full = kinds.iter().filter(|k| **k == Layer::Full).count() as u64;
