@@ -1,8 +1,10 @@
 //! Import a Hugging Face `config.json` as a model.
 //!
-//! Known families map their fields exactly; an unknown `model_type` is read as a
-//! Llama-style decoder from the generic fields, with a warning that says so. Reading the
-//! file's values is in `fields`, what they mean for each family's shape in `shape`.
+//! Known families map their fields exactly; an unknown `model_type` is read from the
+//! config's own keys (`generic`: its layer pattern, experts and activation), with the range
+//! its count may lie in and a warning that says so. Reading the file's values is in
+//! `fields`, what they mean for each family's shape in `shape`; `layers` and `experts` read
+//! an unknown family's layout, `open` holds the readings its bound is taken over.
 
 mod experts;
 mod fields;
@@ -123,7 +125,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
     let known = family.is_some();
     if !known {
         warnings.push(format!(
-            "unknown model_type '{}': parameters estimated as a Llama-style decoder from the generic fields",
+            "unknown model_type '{}': read from the config's own keys, with no description of the family",
             if model_type.is_empty() {
                 "(none)"
             } else {
