@@ -142,7 +142,6 @@ pub(super) fn layers(f: &Fields, arch: &mut Architecture, open: &mut Open) -> Re
         );
         return Ok(());
     };
-    let full = kinds.iter().filter(|k| **k == Layer::Full).count() as u64;
     let sliding = kinds.iter().filter(|k| **k == Layer::Sliding).count() as u64;
     let others: Vec<&str> = kinds
         .iter()
@@ -154,9 +153,13 @@ pub(super) fn layers(f: &Fields, arch: &mut Architecture, open: &mut Open) -> Re
     arch.sliding_window = match f.u64_opt(&["sliding_window"])? {
         Some(window) if sliding > 0 => Some(SlidingWindow {
             window,
-            // The engine places one global layer every `global_every`: the period that
-            // gives at least as many full layers as the pattern (never less KV).
-            global_every: arch.layers.checked_div(full).map_or(0, |e| e.max(1)),
+            // The engine slides every layer but each `global_every`-th (over all layers, the
+            // state-keeping ones too): the period that slides no more layers than the
+            // pattern does, so the KV is never less (exact for a periodic pattern).
+            global_every: match arch.layers - sliding {
+                0 => 0,
+                unslid => (arch.layers / unslid).max(1),
+            },
         }),
         _ => None,
     };
