@@ -166,6 +166,7 @@ fn llama_layout() -> Architecture {
         norms_per_layer: 2,
         norm_bias: false,
         qk_norm_full: false,
+        q_gate: false,
         norm_free: false,
         ssm: None,
         mlp: MlpKind::Gated,
@@ -297,6 +298,7 @@ impl ModelEntry {
             source_path: None,
             checkpoint: None,
             params_range: None,
+            unknown_keys: Vec::new(),
         };
         match model.arch.validate() {
             Ok(()) => Ok(model),

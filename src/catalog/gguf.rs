@@ -456,6 +456,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
         norms_per_layer: 2,
         norm_bias: false,
         qk_norm_full: false,
+        q_gate: false,
         norm_free: false,
         ssm: None,
         mlp: MlpKind::Gated,
@@ -484,15 +485,11 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
     }
     super::checkpoint::check_against_shape(&total, arch_shape.param_count().total)
         .map_err(|e| FileError::new(&shown, e))?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("gguf");
     let name = first
         .text("general.name")
         .map(|n| crate::text::clean_prefix(n, 80))
-        .unwrap_or_else(|| {
-            path.file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("gguf")
-                .to_string()
-        });
+        .unwrap_or_else(|| stem.to_string());
     let mut warnings = vec![format!(
         "the file holds {} of weights ({} parameters, exact from its tensor infos{}); planned as stored unless --weights names another format",
         total.summary(),
@@ -509,7 +506,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
         );
     }
     Ok(Model {
-        id: crate::text::clean_prefix(path.file_stem().and_then(|s| s.to_str()).unwrap_or("gguf"), 80),
+        id: crate::text::clean_prefix(stem, 80),
         name,
         family: format!("GGUF ({})", crate::text::clean_prefix(&arch, 20)),
         hf_repo: None,
@@ -521,6 +518,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
         source_path: Some(path.display().to_string()),
         checkpoint: Some(total.weights()).flatten(),
         params_range: None,
+        unknown_keys: Vec::new(),
     })
 }
 

@@ -48,8 +48,14 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
         ),
     };
     // The state-space layers' state, written once for both shapes of the formula.
-    let state = a.ssm.map(|s| {
-        format!(
+    let state = a.ssm.map(|s| match s.mixer_state {
+        // A mixer read from an unknown family's config: its state as counted there.
+        Some(state) => format!(
+            "{} fixed-state layers × state {}",
+            s.layers.min(a.layers),
+            group_thousands(state as i64)
+        ),
+        None => format!(
             "{} state-space layers × state {} (conv {} × {} + {} × d_state {})",
             s.layers.min(a.layers),
             group_thousands(s.state_elements() as i64),
@@ -57,7 +63,7 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
             s.conv_kernel.saturating_sub(1),
             s.inner,
             s.state
-        )
+        ),
     });
     let cached = match state {
         // No attention at all: the state alone, whatever the context.

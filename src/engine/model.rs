@@ -104,6 +104,14 @@ pub struct Ssm {
     /// Jamba's RMSNorms on dt, B and C inside the mixer.
     #[serde(default)]
     pub inner_norms: bool,
+    /// A mixer that is not a Mamba (a short convolution, a linear attention) read from an
+    /// unknown family's config: its parameters per layer, counted where it was read, since
+    /// the Mamba formulas above do not describe it.
+    #[serde(default)]
+    pub mixer_params: Option<u64>,
+    /// Such a mixer's state per sequence per layer (elements), likewise.
+    #[serde(default)]
+    pub mixer_state: Option<u64>,
 }
 
 impl Ssm {
@@ -121,6 +129,9 @@ impl Ssm {
     /// overflow, so the shape check can bound the real formula.
     fn params_wide(&self, hidden: u64) -> u128 {
         let w = u128::from;
+        if let Some(p) = self.mixer_params {
+            return w(p);
+        }
         let (h, di, ds) = (w(hidden), w(self.inner), w(self.state));
         let (dt_rank, heads, groups) = (w(self.dt_rank), w(self.heads), w(self.groups));
         let bias = |n: u128| if self.proj_bias { n } else { 0 };
@@ -142,6 +153,9 @@ impl Ssm {
     /// State elements one sequence keeps per layer: the convolution's last kernel − 1 inputs
     /// and the recurrent state.
     pub fn state_elements(&self) -> u64 {
+        if let Some(s) = self.mixer_state {
+            return s;
+        }
         self.conv_channels() * self.conv_kernel.saturating_sub(1) + self.inner * self.state
     }
 }
@@ -190,6 +204,10 @@ pub struct Architecture {
     /// State-space layers (Mamba and hybrids).
     #[serde(default)]
     pub ssm: Option<Ssm>,
+    /// The query projection also gives a gate per output channel (Qwen3-Next's
+    /// `attn_output_gate`): heads × head_dim × hidden more per attention layer.
+    #[serde(default)]
+    pub q_gate: bool,
 }
 
 /// Total and per-token active parameter counts.
@@ -257,6 +275,9 @@ impl Architecture {
         let mut n = h * q_width + 2 * h * kv_width + q_width * h;
         if self.qkv_bias {
             n += q_width + 2 * kv_width;
+        }
+        if self.q_gate {
+            n += h * q_width + if self.qkv_bias { q_width } else { 0 };
         }
         if self.o_bias {
             n += h;
@@ -452,6 +473,10 @@ pub struct Model {
     /// smallest and largest count over what the config does not state.
     #[serde(skip)]
     pub params_range: Option<(u64, u64)>,
+    /// An unknown family's config keys that bear on the shape and were not understood
+    /// (each widened `params_range` where it could change the count).
+    #[serde(skip)]
+    pub unknown_keys: Vec<String>,
 }
 
 /// A checkpoint's own weights: its format (the storage type holding most bytes) and bytes.

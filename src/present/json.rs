@@ -30,6 +30,9 @@ pub struct ModelJson<'a> {
     pub params_range: Option<[u64; 2]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params_error_bound: Option<f64>,
+    /// The config keys an unknown family's reading could not use (beside `params_range`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_keys: Option<&'a [String]>,
     /// A state-space model's state per sequence (the same at any context).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_bytes_per_sequence: Option<u64>,
@@ -56,6 +59,7 @@ impl<'a> ModelJson<'a> {
             hf_repo: model.hf_repo.as_deref(),
             warnings: &model.warnings,
             params_range: model.params_range.map(|(lo, hi)| [lo, hi]),
+            unknown_keys: model.params_range.map(|_| model.unknown_keys.as_slice()),
             state_bytes_per_sequence: model.arch.ssm.map(|_| {
                 (crate::engine::kv::state_elements(model) as f64 * kv_bytes_per_element).round() as u64
             }),

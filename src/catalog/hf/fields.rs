@@ -63,11 +63,13 @@ impl Fields<'_> {
                 Err(self.error_at(key, format!("'{key}' must be positive")))
             }
             Some(v) => Ok(v),
+            // Name every spelling looked for: the file may write one the reader does not know.
             None => Err(self.error_at(
                 keys[0],
                 format!(
-                    "missing '{}': the memory model needs it to size the network",
-                    keys[0]
+                    "missing '{}': the memory model needs it to size the network (looked for {})",
+                    keys[0],
+                    keys.join(", ")
                 ),
             )),
         }

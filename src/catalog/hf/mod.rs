@@ -1,10 +1,16 @@
 //! Import a Hugging Face `config.json` as a model.
 //!
-//! Known families map their fields exactly; an unknown `model_type` is read as a
-//! Llama-style decoder from the generic fields, with a warning that says so. Reading the
-//! file's values is in `fields`, what they mean for each family's shape in `shape`.
+//! Known families map their fields exactly; an unknown `model_type` is read from the
+//! config's own keys (`generic`: its layer pattern, experts and activation), with the range
+//! its count may lie in and a warning that says so. Reading the file's values is in
+//! `fields`, what they mean for each family's shape in `shape`; `layers` and `experts` read
+//! an unknown family's layout, `open` holds the readings its bound is taken over.
 
+mod experts;
 mod fields;
+mod generic;
+mod layers;
+mod open;
 mod shape;
 
 use std::path::Path;
@@ -14,7 +20,7 @@ use serde_json::Value;
 use self::fields::{Fields, parse_object};
 use self::shape::{architecture, config_keys, generic_family};
 use super::FileError;
-use crate::engine::model::{MlpKind, Model};
+use crate::engine::model::Model;
 
 /// Families whose tensor list the importer knows exactly (one description each in
 /// [`super::families`]).
@@ -119,7 +125,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
     let known = family.is_some();
     if !known {
         warnings.push(format!(
-            "unknown model_type '{}': parameters estimated as a Llama-style decoder from the generic fields",
+            "unknown model_type '{}': read from the config's own keys, with no description of the family",
             if model_type.is_empty() {
                 "(none)"
             } else {
@@ -127,8 +133,20 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
             }
         ));
     }
+    // An unknown family's nested shape blocks are read as if written at the top.
+    let raised = if known { None } else { generic::flattened(map) };
+    let f = match &raised {
+        Some(map) => Fields { file, source, map },
+        None => f,
+    };
     let family = family.copied().unwrap_or_else(|| generic_family(&f));
-    let arch = architecture(&f, &family, &mut warnings)?;
+    let mut arch = architecture(&f, &family, &mut warnings)?;
+    // An unknown family: its layer pattern, experts and what it leaves open, from its keys.
+    let open = if known {
+        None
+    } else {
+        Some(generic::refine(&f, &mut arch)?)
+    };
     let state_space_only = arch.ssm.is_some_and(|s| s.layers == arch.layers);
     if arch.ssm.is_some() {
         warnings.push(
@@ -175,56 +193,62 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         source_path: None,
         checkpoint: None,
         params_range: None,
+        unknown_keys: Vec::new(),
     };
     check(&f, &model)?;
     let mut model = model;
-    if !known {
-        attach_structure_bound(&mut model, &f);
+    if let Some(open) = open {
+        attach_structure_bound(&mut model, open);
     }
     Ok(model)
 }
 
-/// An unknown family's structure is read from generic fields; what the config does not state
-/// (gated or plain MLP, tied embeddings unless written, biases) may be either way. The count
-/// over every such choice gives the range the true count lies in, stated beside the estimate.
-fn attach_structure_bound(model: &mut Model, f: &Fields) {
-    let tie_fixed = f.bool("tie_word_embeddings").is_some();
-    let mut counts = Vec::new();
-    for mlp in [MlpKind::Gated, MlpKind::Plain] {
-        for tied in [true, false] {
-            if tie_fixed && tied != model.arch.tied_embeddings {
-                continue;
-            }
-            for biased in [false, true] {
-                let mut arch = model.arch.clone();
-                arch.mlp = mlp;
-                arch.tied_embeddings = tied;
-                arch.qkv_bias = biased;
-                arch.o_bias = biased;
-                arch.mlp_bias = biased;
-                arch.norm_bias = biased;
-                let variant = Model {
-                    arch,
-                    ..model.clone()
-                };
-                counts.push(variant.params().total);
-            }
-        }
-    }
+/// An unknown family's structure is read from generic fields; what the config does not
+/// settle (gated or plain MLP, tied embeddings unless written, biases, q/k norms, what a
+/// non-attention layer holds, keys about experts it cannot read) may be either way. The count
+/// over every combination of readings gives the range the true count lies in, stated beside
+/// the estimate.
+fn attach_structure_bound(model: &mut Model, open: open::Open) {
     let estimate = model.params().total;
-    let (lo, hi) = (
-        counts.iter().copied().min().unwrap_or(estimate),
-        counts.iter().copied().max().unwrap_or(estimate),
-    );
+    let mut variants = vec![model.arch.clone()];
+    for axis in &open.axes {
+        variants = variants
+            .iter()
+            .flat_map(|arch| {
+                axis.iter().map(move |reading| {
+                    let mut a = arch.clone();
+                    reading(&mut a);
+                    a
+                })
+            })
+            .collect();
+    }
+    let counts = variants
+        .iter()
+        .filter(|a| a.validate().is_ok())
+        .map(|a| a.param_count().total);
+    let (lo, hi) = counts.fold((estimate, estimate), |(lo, hi), c| (lo.min(c), hi.max(c)));
     model.params_range = Some((lo, hi));
     let pct = |v: u64| (v as f64 / estimate.max(1) as f64 - 1.0) * 100.0;
     model.warnings.push(format!(
-        "the structure the config does not state (gated or plain MLP, tied embeddings, biases) puts the true count between {} and {} ({:+.0} % to {:+.0} % of the estimate)",
+        "what the config leaves open ({}) puts the true count between {} and {} ({:+.0} % to {:+.0} % of the estimate)",
+        if open.what.is_empty() {
+            "nothing".to_string()
+        } else {
+            open.what.join(", ")
+        },
         crate::engine::units::format_params(lo),
         crate::engine::units::format_params(hi),
         pct(lo),
         pct(hi)
     ));
+    if !open.unknown_keys.is_empty() {
+        model.warnings.push(format!(
+            "config keys it could not read: {}",
+            open.unknown_keys.join(", ")
+        ));
+    }
+    model.unknown_keys = open.unknown_keys;
 }
 
 /// The shape check every model passes, with the config.json key to blame.
@@ -244,9 +268,10 @@ fn check(f: &Fields, model: &Model) -> Result<(), FileError> {
 }
 
 /// Where the configured context length may be written.
-const CONTEXT_KEYS: [&str; 4] = [
+const CONTEXT_KEYS: [&str; 5] = [
     "max_position_embeddings",
     "n_positions",
     "seq_length",
+    "max_seq_len",
     "model_max_length",
 ];

@@ -8,32 +8,33 @@ use serde_json::Value;
 use super::fields::Fields;
 use crate::catalog::FileError;
 use crate::catalog::families::{Family, KvHeads, Norm, NormsPerLayer, QkNorm, StateSpace, Switch};
-use crate::engine::model::{Architecture, Mla, MlpKind, Moe, SlidingWindow, Ssm};
+use crate::engine::model::{Architecture, Mla, Moe, SlidingWindow, Ssm};
 
-/// An unknown family read from its own config: a GELU/ReLU activation means a plain
-/// two-matrix MLP, `layer_norm_eps` a LayerNorm with bias, `use_bias`/`bias` biases;
-/// transformers ties embeddings by default.
+/// An unknown family read from its own config: the activation names the MLP
+/// (`generic::mlp_from_activation`), `layer_norm_eps` a LayerNorm with bias, the widths
+/// under every spelling; `generic::refine` reads the rest.
 pub(super) fn generic_family(f: &Fields) -> Family {
-    let act = f
-        .str("hidden_act")
-        .or_else(|| f.str("activation_function"))
-        .unwrap_or("silu");
     let layer_norm = (f.map.contains_key("layer_norm_eps") || f.map.contains_key("layer_norm_epsilon"))
         && !f.map.contains_key("rms_norm_eps");
     let bias = Switch::Key(&["use_bias", "bias"], false);
     let base = crate::catalog::families::LLAMA;
     Family {
         model_types: &[],
-        mlp: if act.starts_with("gelu") || act == "relu" {
-            MlpKind::Plain
-        } else {
-            MlpKind::Gated
-        },
+        mlp: super::generic::mlp_from_activation(f).0,
         norm: if layer_norm { Norm::Layer } else { Norm::Rms },
         tie_default: true,
         qkv_bias: bias,
         o_bias: bias,
         mlp_bias: bias,
+        dense_width_keys: &[
+            "intermediate_size",
+            "ffn_hidden_size",
+            "n_inner",
+            "block_ff_dim",
+            "d_ff",
+            "ffn_dim",
+        ],
+        expert_width_keys: &["moe_intermediate_size", "expert_intermediate_size"],
         source: "the config's generic fields",
         ..base
     }
@@ -55,12 +56,12 @@ pub(super) fn architecture(
     warnings: &mut Vec<String>,
 ) -> Result<Architecture, FileError> {
     let hidden = f.u64(&["hidden_size", "n_embd", "d_model"])?;
-    let layers = f.u64(&["num_hidden_layers", "n_layer", "num_layers"])?;
+    let layers = f.u64(&["num_hidden_layers", "n_layers", "n_layer", "num_layers"])?;
     let ssm = state_space(f, family, hidden, layers)?;
     // A pure state-space model has no attention heads; one stands in (no layer uses it).
     let heads = match family.state_space {
         StateSpace::Mamba1 | StateSpace::Mamba2 => 1,
-        _ => f.u64(&["num_attention_heads", "n_head"])?,
+        _ => f.u64(&["num_attention_heads", "n_head", "n_heads", "num_heads"])?,
     };
     let vocab = f.u64(&["vocab_size", "padded_vocab_size"])?;
     let head_dim = match f.u64_opt(&["head_dim", "kv_channels"])? {
@@ -127,7 +128,12 @@ pub(super) fn architecture(
         mlp_bias: switch(f, family.mlp_bias),
         attention_sinks: family.gpt_oss,
         sliding_window: sliding_window(f, family, layers)?,
-        moe: moe(f, family, intermediate)?,
+        // An unknown family's experts are read under every spelling by `generic::refine`.
+        moe: if family.model_types.is_empty() {
+            None
+        } else {
+            moe(f, family, intermediate)?
+        },
         mla: if family.mla { mla(f)? } else { None },
         active_excludes_embedding: family.gpt_oss,
         position_embeddings: if family.learned_positions {
@@ -138,6 +144,7 @@ pub(super) fn architecture(
         },
         lm_head_bias: switch(f, family.lm_head_bias),
         ssm,
+        q_gate: false,
     })
 }
 
@@ -174,6 +181,8 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 proj_bias: f.bool("use_bias").unwrap_or(false),
                 conv_bias: f.bool("use_conv_bias").unwrap_or(true),
                 inner_norms: false,
+                mixer_params: None,
+                mixer_state: None,
             })
         }
         StateSpace::Jamba => {
@@ -197,6 +206,8 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 proj_bias: f.bool("mamba_proj_bias").unwrap_or(false),
                 conv_bias: f.bool("mamba_conv_bias").unwrap_or(true),
                 inner_norms: true,
+                mixer_params: None,
+                mixer_state: None,
             })
         }
     })
@@ -206,7 +217,7 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
 fn kv_heads(f: &Fields, family: &Family, heads: u64) -> Result<u64, FileError> {
     Ok(match family.kv_heads {
         KvHeads::Config => f
-            .u64_opt(&["num_key_value_heads", "num_kv_heads"])?
+            .u64_opt(&["num_key_value_heads", "num_kv_heads", "n_kv_heads", "kv_n_heads"])?
             .unwrap_or(heads),
         KvHeads::MultiQuery(default) => {
             if f.bool("multi_query").unwrap_or(default) {
@@ -250,15 +261,15 @@ pub(super) fn config_keys(field: &str) -> &'static [&'static str] {
     match field {
         "hidden" => &["hidden_size", "n_embd", "d_model"],
         "intermediate" => &["intermediate_size", "ffn_hidden_size", "n_inner"],
-        "layers" => &["num_hidden_layers", "n_layer", "num_layers"],
-        "heads" => &["num_attention_heads", "n_head"],
-        "kv_heads" => &["num_key_value_heads", "num_kv_heads"],
+        "layers" => &["num_hidden_layers", "n_layers", "n_layer", "num_layers"],
+        "heads" => &["num_attention_heads", "n_head", "n_heads", "num_heads"],
+        "kv_heads" => &["num_key_value_heads", "num_kv_heads", "n_kv_heads", "kv_n_heads"],
         "head_dim" => &["head_dim"],
         "vocab" => &["vocab_size"],
         "position_embeddings" => &["n_positions", "max_position_embeddings"],
         "sliding_window" => &["sliding_window"],
         "global_every" => &["sliding_window_pattern", "layer_types"],
-        "experts" => &["num_local_experts", "num_experts", "n_routed_experts"],
+        "experts" => &super::experts::EXPERT_KEYS,
         "ssm_inner" => &["intermediate_size", "expand", "mamba_expand"],
         "ssm_state" => &["state_size", "mamba_d_state"],
         "ssm_conv_kernel" => &["conv_kernel", "mamba_d_conv"],
