@@ -88,3 +88,36 @@ fn a_broken_config_says_what_the_command_line_says() {
     press(&mut app, KeyCode::Enter);
     assert!(app.take_import_request().is_none() && !app.filtering);
 }
+
+/// A family read from its config alone shows its stated bound on screen, the one the JSON
+/// gives (`params_error_bound`), not only in a warning.
+#[test]
+fn an_unknown_family_shows_its_bound_in_the_title() {
+    let mut app = fresh_app("default");
+    let path = fixture("unknown-arch");
+    type_filter(&mut app, &path);
+    press(&mut app, KeyCode::Enter);
+    finish_import(&mut app);
+    let bound = app
+        .current_model()
+        .params_error_bound()
+        .expect("an unknown family");
+    let screen = vramfit::tui::states::render(&mut app, 160, 48);
+    let title: String = (0..160).map(|x| screen[(x, 0)].symbol()).collect();
+    let shown = format!("unknown family: ±{:.0} %", (bound * 100.0).ceil());
+    assert!(title.contains(&shown), "{title} / {shown}");
+    // The JSON states the same bound.
+    let out = assert_cmd::Command::cargo_bin("vramfit")
+        .unwrap()
+        .env("VRAMFIT_CONFIG", "/nonexistent")
+        .args(["plan", "--model", &path, "--json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["model"]["params_error_bound"].as_f64(), Some(bound));
+    // A described family shows none.
+    let mut app = fresh_app("default");
+    let screen = vramfit::tui::states::render(&mut app, 160, 48);
+    let title: String = (0..160).map(|x| screen[(x, 0)].symbol()).collect();
+    assert!(!title.contains("unknown family"), "{title}");
+}

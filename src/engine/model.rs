@@ -490,6 +490,17 @@ pub struct CheckpointWeights {
 }
 
 impl Model {
+    /// An unknown family's stated error: how far, as a share of the count, the farther end
+    /// of `params_range` lies from it (rounded to 0.01 %); `None` for a described family.
+    pub fn params_error_bound(&self) -> Option<f64> {
+        let (lo, hi) = self.params_range?;
+        let total = self.params().total.max(1) as f64;
+        let worst = (lo as f64 / total - 1.0)
+            .abs()
+            .max((hi as f64 / total - 1.0).abs());
+        Some((worst * 1e4).round() / 1e4)
+    }
+
     /// Total and active parameters: the declared count when there is one, else the
     /// count derived from the architecture.
     pub fn params(&self) -> ParamCount {

@@ -63,13 +63,7 @@ impl<'a> ModelJson<'a> {
             state_bytes_per_sequence: model.arch.ssm.map(|_| {
                 (crate::engine::kv::state_elements(model) as f64 * kv_bytes_per_element).round() as u64
             }),
-            params_error_bound: model.params_range.map(|(lo, hi)| {
-                let total = p.total.max(1) as f64;
-                let worst = (lo as f64 / total - 1.0)
-                    .abs()
-                    .max((hi as f64 / total - 1.0).abs());
-                (worst * 1e4).round() / 1e4
-            }),
+            params_error_bound: model.params_error_bound(),
         }
     }
 }

@@ -32,6 +32,21 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
     let pieces = vec![
         Span::styled(" vramfit ", t.title.add_modifier(Modifier::REVERSED)),
         Span::styled(format!(" {} ", m.name), t.text.add_modifier(Modifier::BOLD)),
+        // A family read from its config alone: its count's stated bound, on screen.
+        Span::styled(
+            m.params_error_bound()
+                .map(|b| {
+                    format!(
+                        "{} ",
+                        tr!(
+                            "tui.unknown_family",
+                            percent = format!("{:.0}", (b * 100.0).ceil())
+                        )
+                    )
+                })
+                .unwrap_or_default(),
+            t.tight,
+        ),
         Span::styled(
             format!(
                 "{params} · {} {} · ",
