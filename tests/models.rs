@@ -301,3 +301,38 @@ fn a_size_that_is_not_one_is_refused() {
         .code(2)
         .stderr(predicate::str::contains("十亿个参数"));
 }
+
+/// The models this machine holds head the listing under their own heading: an `org/name` in
+/// the local Hugging Face cache (read offline, as `plan` reads it).
+#[test]
+fn the_listing_starts_with_this_machines_models() {
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("models-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let repo = cache.join("models--acme--olmo-copy");
+    let snap = repo.join("snapshots").join("abc123");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs").join("main"), "abc123").unwrap();
+    let config = format!(
+        "{}/tests/fixtures/hf/olmo-2-1124-7b/config.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::copy(&config, snap.join("config.json")).unwrap();
+    let out = assert_cmd::Command::cargo_bin("vramfit")
+        .unwrap()
+        .env("HF_HUB_CACHE", &cache)
+        .env("VRAMFIT_CONFIG", &cache)
+        .env("LANG", "C")
+        .arg("models")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let here = text
+        .find("On this machine")
+        .expect("a heading for this machine's models");
+    let model = text.find("acme/olmo-copy").expect("the cached model");
+    let catalog = text.find("Qwen3 ").expect("the catalog follows");
+    assert!(here < model && model < catalog, "{text}");
+}

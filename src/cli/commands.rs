@@ -51,7 +51,13 @@ pub fn run(
                 min_params_b: *min_params,
                 max_params_b: *max_params,
             };
-            let text = crate::present::text::models(&catalog, *json, &filter);
+            // This machine's models (the Hugging Face cache, `--models-dir`) head the list,
+            // as they head the planner's.
+            let mut listed = catalog.clone();
+            listed
+                .models
+                .splice(0..0, crate::catalog::local_models(&cli.models_dir));
+            let text = crate::present::text::models(&listed, *json, &filter);
             if text.is_empty() {
                 return Err(CliError(
                     "no model in the catalog matches; `vramfit models` lists them all".into(),
