@@ -94,6 +94,13 @@ pub struct PlanFile {
     /// Only cards of this class (consumer, workstation, datacenter, integrated, apple, slice).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
+    /// Images per request (a vision-language model).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub images: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl PlanFile {
@@ -150,6 +157,7 @@ impl PlanFile {
             gpu_layers: sc.pin.gpu_layers,
             n_cpu_moe: sc.pin.cpu_moe,
             class: sc.card_class.map(|c| c.id().to_string()),
+            images: sc.images,
         }
     }
 
@@ -226,6 +234,8 @@ impl PlanFile {
                     ),
                 })?),
             },
+            images: self.images,
+            image_side: crate::engine::vision::DEFAULT_IMAGE_SIDE,
         };
         sc.check()?;
         Ok((sc, pick::<SortBy>("sort", &self.sort)?))

@@ -210,7 +210,7 @@ fn family_filter_takes_a_family_or_the_start_of_its_name() {
         qwen25.iter().map(|m| m["family"].as_str().unwrap()).collect();
     assert_eq!(
         families.into_iter().collect::<Vec<_>>(),
-        ["Qwen2.5", "Qwen2.5 Coder"]
+        ["Qwen2.5", "Qwen2.5 Coder", "Qwen2.5-VL"]
     );
     assert!(!ids(&qwen25).contains(&"qwen3-8b"));
 }

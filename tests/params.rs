@@ -37,6 +37,12 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     ("gemma-2-9b", 9_241_705_984, 9_241_705_984, 344_064),
     ("gemma-2-27b", 27_227_128_320, 27_227_128_320, 376_832),
     ("gemma-3-4b", 3_880_263_168, 3_880_263_168, 139_264),
+    // Vision-language models: the language model's count (the image encoder is
+    // `vision_params`, tests/vision.rs). LLaVA 1.5's text is Llama 2 7B with 64 more rows of
+    // vocabulary: 7,063,427,072 published − 324,487,168 of encoder.
+    ("llava-1.5-7b", 6_738_939_904, 6_738_939_904, 524_288),
+    ("gemma-3-4b-vision", 3_880_263_168, 3_880_263_168, 139_264),
+    ("qwen2.5-vl-7b", 7_615_616_512, 7_615_616_512, 57_344),
     ("gemma-3-12b", 11_766_034_176, 11_766_034_176, 393_216),
     ("gemma-3-27b", 27_009_346_304, 27_009_346_304, 507_904),
     ("phi-3-mini", 3_821_079_552, 3_821_079_552, 393_216),

@@ -125,6 +125,10 @@ pub(super) struct ModelEntry {
     /// The q and k norms span the whole projection (OLMo 2).
     #[serde(default)]
     pub(super) qk_norm_full: Option<bool>,
+    /// A vision-language model's image encoder: `{ params, tokens_per_image }` or
+    /// `{ params, pixels_per_token, min_tokens, max_tokens }`.
+    #[serde(default)]
+    pub(super) vision: Option<crate::engine::vision::Vision>,
     #[serde(default)]
     pub(super) norms_per_layer: Option<u64>,
     #[serde(default)]
@@ -299,7 +303,13 @@ impl ModelEntry {
             checkpoint: None,
             params_range: None,
             unknown_keys: Vec::new(),
+            vision: self.vision.or(base.and_then(|b| b.vision)),
         };
+        if let Some(v) = &model.vision
+            && let Err(m) = v.check()
+        {
+            return fail("vision", m);
+        }
         match model.arch.validate() {
             Ok(()) => Ok(model),
             Err(e) => Err((e.field, format!("model '{id}': {}", e.message))),

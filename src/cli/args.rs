@@ -47,6 +47,14 @@ pub struct PlanArgs {
     /// one) instead of the best placement.
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::GPU_LAYERS))]
     pub gpu_layers: Option<u64>,
+    /// Images in each request to a vision-language model: their tokens are part of the
+    /// context, their embeddings held until prefill [default: 0].
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(ranges::IMAGES))]
+    pub images: Option<u32>,
+    /// An image's side in pixels, for models whose tokens follow the image's size (Qwen2-VL:
+    /// one token per 28 × 28) [default: 1024].
+    #[arg(long, value_name = "PX", value_parser = whole::<u32>(ranges::IMAGE_SIDE))]
+    pub image_size: Option<u32>,
     /// llama.cpp: keep the MoE experts of the first N layers in RAM (--n-cpu-moe).
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::N_CPU_MOE))]
     pub n_cpu_moe: Option<u64>,
@@ -242,7 +250,30 @@ impl PlanArgs {
     /// The scenario for `model`: a checkpoint's stored format is the default weights (the
     /// weights segment is then the file's bytes); `--weights` re-estimates from the count.
     pub fn scenario_for(&self, model: &crate::engine::Model) -> Result<Scenario, CliError> {
-        self.scenario_with(model.checkpoint.as_ref().map(|c| c.format))
+        let mut sc = self.scenario_with(model.checkpoint.as_ref().map(|c| c.format))?;
+        sc.images = self.images.unwrap_or(0);
+        sc.image_side = self
+            .image_size
+            .unwrap_or(crate::engine::vision::DEFAULT_IMAGE_SIDE);
+        if sc.images > 0 {
+            let Some(v) = model.vision else {
+                return Err(CliError(format!(
+                    "--images needs a vision-language model; {} reads text only",
+                    model.name
+                )));
+            };
+            let tokens = crate::engine::images::image_tokens(model, &sc);
+            if tokens >= sc.context {
+                return Err(CliError(format!(
+                    "{} images × {} tokens = {} leave no room in a context of {} tokens; raise --context",
+                    sc.images,
+                    v.tokens_for(sc.image_side),
+                    crate::engine::units::group_thousands(tokens as i64),
+                    crate::engine::units::group_thousands(sc.context as i64)
+                )));
+            }
+        }
+        Ok(sc)
     }
 
     /// The host from `--ram`, `--ram-bandwidth` and `--wired-limit`; `None` without `--ram`.

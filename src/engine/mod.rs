@@ -11,6 +11,7 @@ pub mod fit;
 pub mod framework;
 pub mod gpu;
 pub mod host;
+pub mod images;
 pub mod judge;
 pub mod kv;
 pub mod lookup;
@@ -31,6 +32,7 @@ pub mod settle;
 pub mod slice;
 pub mod units;
 pub mod verdict;
+pub mod vision;
 pub mod workload;
 
 pub use breakdown::{Breakdown, Segment, SegmentKind};

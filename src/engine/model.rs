@@ -477,6 +477,9 @@ pub struct Model {
     /// (each widened `params_range` where it could change the count).
     #[serde(skip)]
     pub unknown_keys: Vec<String>,
+    /// A vision-language model's image encoder (`None`: text only).
+    #[serde(skip)]
+    pub vision: Option<super::vision::Vision>,
 }
 
 /// A checkpoint's own weights: its format (the storage type holding most bytes) and bytes.

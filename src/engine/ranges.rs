@@ -230,3 +230,18 @@ pub const N_CPU_MOE: Range = Range {
     hi: 10_000.0,
     unit: "layers",
 };
+
+/// Images in one request to a vision-language model.
+pub const IMAGES: Range = Range {
+    flag: "images",
+    lo: 0.0,
+    hi: 256.0,
+    unit: "images",
+};
+/// An image's side in pixels.
+pub const IMAGE_SIDE: Range = Range {
+    flag: "image-size",
+    lo: 14.0,
+    hi: 16_384.0,
+    unit: "pixels",
+};

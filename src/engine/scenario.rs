@@ -142,6 +142,11 @@ pub struct Scenario {
     /// Only cards of this class are planned on (`--class consumer`; the planner's "Cards
     /// of" row); this machine's own cards always are.
     pub card_class: Option<super::gpu::GpuClass>,
+    /// Images per request for a vision-language model (`--images`): their tokens are part of
+    /// the request's context.
+    pub images: u32,
+    /// An image's side in pixels, for models whose tokens follow the image's size.
+    pub image_side: u32,
 }
 
 pub use super::ranges::{self, KnobError, MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
@@ -202,6 +207,8 @@ impl Scenario {
             host: None,
             pin: super::host::Pin::default(),
             card_class: None,
+            images: 0,
+            image_side: super::vision::DEFAULT_IMAGE_SIDE,
         }
     }
 

@@ -36,6 +36,12 @@ pub struct ModelJson<'a> {
     /// A state-space model's state per sequence (the same at any context).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_bytes_per_sequence: Option<u64>,
+    /// The image encoder (vision tower + projector), 0 for a text-only model; `params`
+    /// counts the language model.
+    pub vision_params: u64,
+    /// Tokens per image: fixed, or for a model whose tokens follow the image's size, at the
+    /// default 1024-pixel side; null for a text-only model.
+    pub tokens_per_image: Option<u32>,
 }
 
 impl<'a> ModelJson<'a> {
@@ -64,6 +70,10 @@ impl<'a> ModelJson<'a> {
                 (crate::engine::kv::state_elements(model) as f64 * kv_bytes_per_element).round() as u64
             }),
             params_error_bound: model.params_error_bound(),
+            vision_params: model.vision.map_or(0, |v| v.params),
+            tokens_per_image: model
+                .vision
+                .map(|v| v.tokens_for(crate::engine::vision::DEFAULT_IMAGE_SIDE)),
         }
     }
 }

@@ -194,6 +194,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         checkpoint: None,
         params_range: None,
         unknown_keys: Vec::new(),
+        vision: None,
     };
     check(&f, &model)?;
     let mut model = model;

@@ -53,7 +53,11 @@ pub fn model_weight_bytes(model: &Model, precision: WeightPrecision) -> f64 {
 fn weight_bytes(model: &Model, precision: WeightPrecision) -> (f64, f64) {
     match &model.checkpoint {
         Some(c) if c.format == precision => (c.bytes, 0.0),
-        _ => format_bytes(&model.arch, model.params().total, precision),
+        // A vision-language model's image encoder stays 16-bit beside the language model.
+        _ => {
+            let (q, u) = format_bytes(&model.arch, model.params().total, precision);
+            (q, u + super::images::vision_weight_bytes(model))
+        }
     }
 }
 
@@ -107,7 +111,23 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
         kv_text = words!("{kv_text}; × {kv_share:.3} per card of {n}");
     }
     let kv = Segment::new(SegmentKind::KvCache, kv_bytes, kv_text);
-    let activations = inference_activations(model, sc);
+    let mut activations = inference_activations(model, sc);
+    // A vision-language model's image embeddings, held from the encoder until their prefill.
+    let images = super::images::image_embedding_bytes(model, sc);
+    if images > 0.0 {
+        activations.bytes += images;
+        if super::units::wants_words() {
+            activations.formula = words!(
+                "{} + image embeddings {} images × {} tokens × {} hidden × 2 B × batch {} = {}",
+                activations.formula,
+                sc.images,
+                super::images::image_tokens(model, sc) / u64::from(sc.images.max(1)),
+                group_thousands(a.hidden as i64),
+                sc.batch,
+                format_gb(images)
+            );
+        }
+    }
     let dequant = dequant_buffer(a, sc.weights);
     // llama.cpp allocates its buffers once and vLLM measures its peak: neither leaves the
     // caching allocator's slack on top.
@@ -157,7 +177,17 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
             c.format.label()
         )
     });
-    let split = words!("{split}{restated}");
+    // The image encoder's 16-bit bytes, said apart from the language model's.
+    let vision = super::images::vision_weight_bytes(model);
+    let u = u - vision;
+    let encoder = model.vision.map_or(String::new(), |v| {
+        words!(
+            " + image encoder {} params × 2 B = {}",
+            group_thousands(v.params as i64),
+            format_gb(vision)
+        )
+    });
+    let split = words!("{encoder}{split}{restated}");
     if u > 0.0 {
         words!(
             "{} quantized params × {:.3} bits ({}) = {} + {} embedding/norm params × 2 B = {}{split}",
@@ -190,8 +220,9 @@ fn decode_read_bytes(model: &Model, sc: &Scenario, q: f64, u: f64) -> (f64, Stri
         a.vocab * a.hidden
     };
     let read_params = p.active.saturating_sub(embedding_table) as f64;
-    // Same bytes per parameter as the resident weights.
-    let per_param = (q + u) / p.total as f64;
+    // Same bytes per parameter as the resident weights (the image encoder is not read per
+    // token).
+    let per_param = (q + u - super::images::vision_weight_bytes(model)).max(0.0) / p.total as f64;
     let weights = read_params * per_param;
     let kv = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
     if !super::units::wants_words() {

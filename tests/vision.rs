@@ -1,0 +1,167 @@
+//! Vision-language models: the image encoder counted exactly, kept 16-bit beside any format
+//! of the language model, its tokens per image (fixed, or by the image's size), images as part
+//! of a request's context, and a measured run.
+
+mod common;
+
+use common::vramfit;
+use vramfit::catalog::Catalog;
+use vramfit::engine::memory::{SegmentKind, breakdown};
+use vramfit::engine::{Scenario, WeightPrecision};
+
+fn model(id: &str) -> vramfit::engine::Model {
+    Catalog::embedded().unwrap().model(id).unwrap().clone()
+}
+
+/// CLIP ViT-L/14 at 336 px, written out from transformers' modeling_clip.py: a bias-free patch
+/// convolution, the class and position embeddings (577 positions), the pre-LayerNorm, 24
+/// layers of q/k/v/o with biases, two LayerNorms and a biased MLP, the post-LayerNorm; then
+/// LLaVA's projector 1024 → 4096 → 4096 with biases.
+#[test]
+fn llava_1_5_counts_its_encoder_by_hand_and_totals_the_published_count() {
+    let (d, f, layers, patch, positions) = (1024u64, 4096u64, 24u64, 14u64, 577u64);
+    let per_layer = 4 * (d * d + d) + 2 * 2 * d + (d * f + f) + (f * d + d);
+    let tower = 3 * patch * patch * d + d + positions * d + 2 * d + layers * per_layer + 2 * d;
+    assert_eq!(tower, 303_507_456);
+    let projector = (1024 * 4096 + 4096) + (4096 * 4096 + 4096);
+    let m = model("llava-1.5-7b");
+    let v = m.vision.unwrap();
+    assert_eq!(v.params, tower + projector);
+    // LlavaForConditionalGeneration's published count (indexed code ci:4065502446).
+    assert_eq!(m.params().total + v.params, 7_063_427_072);
+    assert_eq!(v.tokens_for(336), 576);
+    assert_eq!(v.tokens_for(4000), 576, "fixed, whatever the image");
+}
+
+/// The two other kinds: Gemma 3's fixed 256 tokens, Qwen2.5-VL's one token per 28 × 28 pixels
+/// within 4..16,384; both totals the published ones (ci:71142266638, ci:49095663873).
+#[test]
+fn gemma_3_and_qwen2_5_vl_total_their_published_counts_and_tokens() {
+    let g = model("gemma-3-4b-vision");
+    assert_eq!(g.params().total + g.vision.unwrap().params, 4_300_079_472);
+    assert_eq!(g.vision.unwrap().tokens_for(1024), 256);
+    let q = model("qwen2.5-vl-7b");
+    let v = q.vision.unwrap();
+    assert_eq!(q.params().total + v.params, 8_292_166_656);
+    // 1,024 px: 1024 / 28 = 36.6 → 37 a side → 1,369 tokens (smart_resize rounds each side).
+    assert_eq!(v.tokens_for(1024), 37 * 37);
+    assert_eq!(v.tokens_for(448), 16 * 16);
+    assert_eq!(v.tokens_for(28), 4, "at least min_pixels' 4 tokens");
+    assert_eq!(v.tokens_for(8000), 16_384, "at most max_pixels' 16,384");
+}
+
+/// The encoder's bytes join the weights in 16 bits whatever the language model's format,
+/// are not read per generated token, and are frozen in a fine-tune (no gradient or optimizer
+/// state for them).
+#[test]
+fn the_encoder_is_16_bit_resident_and_not_read_per_token() {
+    let llava = model("llava-1.5-7b");
+    let mut text = llava.clone();
+    text.vision = None;
+    let enc = 324_487_168.0 * 2.0;
+    for weights in [WeightPrecision::Bf16, WeightPrecision::Q4KM, WeightPrecision::Fp8] {
+        let sc = Scenario::seed_inference(weights).calibrated();
+        let (with, without) = (breakdown(&llava, &sc), breakdown(&text, &sc));
+        let gained = with.get(SegmentKind::Weights) - without.get(SegmentKind::Weights);
+        assert!((gained - enc).abs() < 1.0, "{weights:?}: {gained}");
+        assert_eq!(with.decode_bytes_per_token, without.decode_bytes_per_token);
+        assert!(
+            with.segment(SegmentKind::Weights)
+                .unwrap()
+                .formula
+                .contains("+ image encoder 324,487,168 params × 2 B = 0.65 GB")
+        );
+    }
+    let sc = Scenario::seed_training(vramfit::engine::Method::Lora).calibrated();
+    let (with, without) = (breakdown(&llava, &sc), breakdown(&text, &sc));
+    for frozen in [
+        SegmentKind::Gradients,
+        SegmentKind::Optimizer,
+        SegmentKind::Adapter,
+    ] {
+        assert_eq!(with.get(frozen), without.get(frozen), "{frozen:?}");
+    }
+}
+
+/// Images are part of a request's context: the KV cache is the context's, and each image's
+/// embeddings are held until prefill (tokens × hidden × 2 B a request).
+#[test]
+fn images_are_context_tokens_and_their_embeddings_are_held() {
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let out = vramfit()
+            .args([
+                "plan",
+                "-m",
+                "llava-1.5-7b",
+                "--gpu",
+                "rtx-4090",
+                "--context",
+                "4096",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let seg = |v: &serde_json::Value, name: &str| {
+        v["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["bytes"]
+            .as_f64()
+            .unwrap()
+    };
+    let (none, two) = (json(&[]), json(&["--images", "2"]));
+    assert_eq!(seg(&none, "kv_cache"), seg(&two, "kv_cache"));
+    assert_eq!(
+        seg(&two, "activations") - seg(&none, "activations"),
+        2.0 * 576.0 * 4096.0 * 2.0
+    );
+    assert_eq!(two["model"]["vision_params"], 324_487_168u64);
+    assert_eq!(two["model"]["tokens_per_image"], 576);
+    let text = model("llama-3.1-8b");
+    assert_eq!(text.vision, None);
+    // Asked of a text model, or more image tokens than the context holds: said, exit 2.
+    let bad = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--images", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--images needs a vision-language model"));
+    let bad = vramfit()
+        .args(["plan", "-m", "llava-1.5-7b", "--images", "8", "--context", "4096"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("8 images × 576 tokens = 4,608 leave no room in a context of 4,096 tokens")
+    );
+    // A text model's JSON says it has no encoder.
+    let out = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["vision_params"], 0);
+    assert!(v["model"]["tokens_per_image"].is_null());
+}
+
+/// A published run: vLLM 0.8.2 serving Qwen2.5-VL-7B-Instruct in BF16 on an H100 SXM 80GB
+/// (QwenLM/Qwen3-VL#1057): "Model loading took 15.6271 GB" (GiB: vLLM divides by 2^30),
+/// the language model and the encoder. The plan's weights are the parameters' 2 bytes,
+/// 1.2 % under that figure (vLLM's measured load also holds rotary caches and buffers).
+#[test]
+fn qwen2_5_vl_weights_match_a_measured_vllm_load() {
+    let m = model("qwen2.5-vl-7b");
+    let sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+    let weights = breakdown(&m, &sc).get(SegmentKind::Weights);
+    assert_eq!(weights, 8_292_166_656.0 * 2.0);
+    let measured = 15.6271 * 1_073_741_824.0;
+    let error = weights / measured - 1.0;
+    assert!((-0.015..0.0).contains(&error), "{error}");
+}
