@@ -165,3 +165,31 @@ fn qwen2_5_vl_weights_match_a_measured_vllm_load() {
     let error = weights / measured - 1.0;
     assert!((-0.015..0.0).contains(&error), "{error}");
 }
+
+/// The planner's Images row, on a vision model only: turned to 2, its plan is the command
+/// line's with `--images 2`.
+#[test]
+fn the_planners_images_row_plans_what_the_flag_plans() {
+    use vramfit::tui::app::Knob;
+    let mut app = vramfit::tui::states::fresh_app("default");
+    app.select_model("llama-3.1-8b");
+    assert!(
+        !app.knobs().contains(&Knob::Images),
+        "a text model has no Images row"
+    );
+    app.select_model("llava-1.5-7b");
+    assert!(app.knobs().contains(&Knob::Images));
+    app.change(Knob::Images, true);
+    app.change(Knob::Images, true);
+    assert_eq!(app.scenario.images, 2);
+    let out = vramfit()
+        .args(["plan", "-m", "llava-1.5-7b", "--images", "2", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        cli["total_bytes"].as_f64().unwrap(),
+        app.plan.total_bytes().round()
+    );
+}

@@ -75,7 +75,12 @@ pub enum Knob {
     RamBandwidth,
     /// Only cards of one class in the cards pane.
     CardClass,
+    /// Images per request (a vision-language model's rows only).
+    Images,
 }
+
+/// Images per request, a step at a time.
+const IMAGE_STEPS: &[u64] = &[0, 1, 2, 4, 8, 16, 32];
 
 impl Knob {
     /// The rows shown for a method, in order.
@@ -90,6 +95,7 @@ impl Knob {
                     Weights,
                     Kv,
                     Context,
+                    Images,
                     Batch,
                     Prompt,
                     MaxBatchedTokens,
@@ -122,7 +128,7 @@ impl Knob {
                     &[]
                 };
                 [
-                    &[Method, Framework, Weights, Context, Batch][..],
+                    &[Method, Framework, Weights, Context, Images, Batch][..],
                     adapter,
                     &[
                         Optimizer,
@@ -221,6 +227,7 @@ impl Knob {
             Knob::Ram => "ram",
             Knob::RamBandwidth => "ram_bandwidth",
             Knob::CardClass => "card_class",
+            Knob::Images => "images",
         }
     }
 
@@ -357,6 +364,7 @@ impl Knob {
                 Some(c) => crate::present::i18n::message(&format!("class.{}", c.id())),
                 None => tr!("class.all"),
             },
+            Knob::Images => tr!("tui.images_per_request", n = sc.images),
             Knob::Ram => match &sc.host {
                 Some(h) => format!("{:.0} GB", h.ram_bytes / 1e9),
                 None => tr!("tui.ram_off"),
@@ -442,6 +450,7 @@ impl Knob {
             }
             Knob::Ram => super::host_knobs::turn_ram(sc, up),
             Knob::CardClass => super::host_knobs::turn_class(sc, up),
+            Knob::Images => sc.images = step(IMAGE_STEPS, u64::from(sc.images), up) as u32,
             Knob::RamBandwidth => super::host_knobs::turn_ram_bandwidth(sc, up),
             Knob::Tight => {
                 let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);

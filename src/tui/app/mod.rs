@@ -330,7 +330,12 @@ impl App {
 
     /// The knob rows shown for the current method.
     pub fn knobs(&self) -> Vec<Knob> {
+        let vision = self.current_model().vision.is_some();
         Knob::for_scenario(&self.scenario)
+            .into_iter()
+            // Images are a vision-language model's row alone.
+            .filter(|k| *k != Knob::Images || vision)
+            .collect()
     }
 
     pub(super) fn recompute(&mut self) {
