@@ -193,3 +193,126 @@ fn the_planners_images_row_plans_what_the_flag_plans() {
         app.plan.total_bytes().round()
     );
 }
+
+/// A GGUF mmproj file as llama.cpp's converter writes one: `general.architecture = "clip"`,
+/// the image and patch sizes, the projector type, f16 tensors. Returns its parameters.
+fn write_mmproj(path: &std::path::Path, projector: &str, image: u32, patch: u32) -> u64 {
+    let mut b = b"GGUF".to_vec();
+    let string = |b: &mut Vec<u8>, s: &str| {
+        b.extend((s.len() as u64).to_le_bytes());
+        b.extend(s.as_bytes());
+    };
+    let d = 64u64;
+    let tensors: Vec<(&str, Vec<u64>)> = vec![
+        (
+            "v.patch_embd.weight",
+            vec![u64::from(patch), u64::from(patch), 3, d],
+        ),
+        ("v.position_embd.weight", vec![d, 577]),
+        ("v.blk.0.attn_q.weight", vec![d, d]),
+        ("v.blk.0.attn_k.weight", vec![d, d]),
+        ("v.blk.0.attn_v.weight", vec![d, d]),
+        ("v.blk.0.attn_out.weight", vec![d, d]),
+        ("v.blk.0.ffn_up.weight", vec![d, 4 * d]),
+        ("v.blk.0.ffn_down.weight", vec![4 * d, d]),
+        ("mm.0.weight", vec![d, 128]),
+        ("mm.2.weight", vec![128, 128]),
+    ];
+    b.extend(3u32.to_le_bytes());
+    b.extend((tensors.len() as u64).to_le_bytes());
+    b.extend(4u64.to_le_bytes());
+    string(&mut b, "general.architecture");
+    b.extend(8u32.to_le_bytes());
+    string(&mut b, "clip");
+    string(&mut b, "clip.projector_type");
+    b.extend(8u32.to_le_bytes());
+    string(&mut b, projector);
+    for (k, v) in [
+        ("clip.vision.image_size", image),
+        ("clip.vision.patch_size", patch),
+    ] {
+        string(&mut b, k);
+        b.extend(4u32.to_le_bytes());
+        b.extend(v.to_le_bytes());
+    }
+    let mut params = 0;
+    for (name, dims) in &tensors {
+        string(&mut b, name);
+        b.extend((dims.len() as u32).to_le_bytes());
+        for x in dims {
+            b.extend(x.to_le_bytes());
+        }
+        b.extend(1u32.to_le_bytes()); // F16
+        b.extend(0u64.to_le_bytes());
+        params += dims.iter().product::<u64>();
+    }
+    b.resize(b.len() + params as usize * 2, 0);
+    std::fs::write(path, b).unwrap();
+    params
+}
+
+/// `--mmproj FILE` makes any model a vision-language one: the file's parameters (its tensor
+/// headers) and its tokens per image as llama.cpp's clip loader computes them (LLaVA's
+/// MLP: every patch; Gemma 3: pooled 4 × 4; Qwen2.5-VL: one per 28 × 28 pixels, 8–4,096).
+#[test]
+fn a_gguf_mmproj_gives_the_encoder_and_its_tokens() {
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mmproj-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = |file: &std::path::Path, extra: &[&str]| -> serde_json::Value {
+        let out = vramfit()
+            .args(["plan", "-m", "llama-3.1-8b", "--json", "--mmproj"])
+            .arg(file)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    for (projector, image, patch, tokens, side) in [
+        ("mlp", 336, 14, 576, 1024),
+        ("gemma3", 896, 14, 256, 1024),
+        ("qwen2.5vl_merger", 560, 14, 37 * 37, 1024),
+        ("qwen2.5vl_merger", 560, 14, 4096, 4000),
+    ] {
+        let file = dir.join(format!("{projector}-{side}.gguf"));
+        let params = write_mmproj(&file, projector, image, patch);
+        let v = plan(
+            &file,
+            &[
+                "--images",
+                "1",
+                "--image-size",
+                &side.to_string(),
+                "--context",
+                "8192",
+            ],
+        );
+        assert_eq!(v["model"]["vision_params"], params, "{projector}");
+        let held = v["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "weights")
+            .unwrap()["formula"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(held.contains("image encoder"), "{held}");
+        let vision = vramfit::catalog::mmproj::mmproj_vision(&file).unwrap();
+        assert_eq!(vision.tokens_for(side), tokens, "{projector} at {side} px");
+        let json_tokens = v["model"]["tokens_per_image"].as_u64().unwrap();
+        if projector.starts_with("qwen") {
+            // The JSON states the default 1,024-pixel image's tokens.
+            assert_eq!(json_tokens, 37 * 37);
+        } else {
+            assert_eq!(json_tokens, u64::from(tokens), "{projector}");
+        }
+    }
+    // A model GGUF is no mmproj.
+    let out = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--mmproj", "Cargo.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

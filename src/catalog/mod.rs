@@ -8,6 +8,7 @@ pub mod hf;
 pub mod hfcache;
 pub mod hub;
 pub mod import;
+pub mod mmproj;
 pub mod safetensors;
 
 /// The models this machine holds, offline: what the Hugging Face cache keeps (with a

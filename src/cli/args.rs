@@ -51,6 +51,10 @@ pub struct PlanArgs {
     /// context, their embeddings held until prefill [default: 0].
     #[arg(long, value_name = "N", value_parser = whole::<u32>(ranges::IMAGES))]
     pub images: Option<u32>,
+    /// A GGUF mmproj file (llama.cpp's image encoder) to plan beside the model: its
+    /// parameters and tokens per image make the model a vision-language one.
+    #[arg(long, value_name = "FILE")]
+    pub mmproj: Option<std::path::PathBuf>,
     /// An image's side in pixels, for models whose tokens follow the image's size (Qwen2-VL:
     /// one token per 28 × 28) [default: 1024].
     #[arg(long, value_name = "PX", value_parser = whole::<u32>(ranges::IMAGE_SIDE))]

@@ -131,7 +131,7 @@ fn run_plan(
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }
-    let model = resolve_model(catalog, &args.model, hub)?;
+    let model = with_mmproj(resolve_model(catalog, &args.model, hub)?, args)?;
     let mut scenario = args.scenario_for(&model)?;
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io)?;
@@ -261,7 +261,7 @@ fn run_fit(
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }
-    let model = resolve_model(catalog, &args.model, hub)?;
+    let model = with_mmproj(resolve_model(catalog, &args.model, hub)?, args)?;
     let scenario = args.scenario_for(&model)?;
     for w in &model.warnings {
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
@@ -325,4 +325,12 @@ fn with_ecc(mut catalog: Catalog, ecc: Option<&str>) -> Catalog {
         }
     }
     catalog
+}
+
+/// The model with the image encoder of `--mmproj FILE`, when one is given.
+fn with_mmproj(mut model: crate::engine::Model, args: &PlanArgs) -> Result<crate::engine::Model, CliError> {
+    if let Some(path) = &args.mmproj {
+        model.vision = Some(crate::catalog::mmproj::mmproj_vision(path)?);
+    }
+    Ok(model)
 }
