@@ -316,3 +316,52 @@ fn a_gguf_mmproj_gives_the_encoder_and_its_tokens() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// config.json's `vision_config` counted from the modeling files' shapes: Gemma 3's SigLIP
+/// tower and projector, Qwen2.5-VL's ViT and merger, each closing on the published total
+/// with the language model; a tower of another kind is said not counted.
+#[test]
+fn a_configs_vision_tower_is_counted_from_its_shape() {
+    let dir = |name: &str| format!("{}/tests/fixtures/hf/{name}", env!("CARGO_MANIFEST_DIR"));
+    let gemma = vramfit::catalog::hf::load(std::path::Path::new(&dir("gemma-3-4b-it"))).unwrap();
+    // SigLIP so400m/14 at 896 px: 3·14·14·1152 + 1152, 4,096 positions, 27 layers, the post
+    // LayerNorm; the projector 1152 × 2560 and its RMSNorm.
+    let (d, f, l) = (1152u64, 4304u64, 27u64);
+    let layer = 4 * d * d + 2 * d * f + 9 * d + f;
+    let siglip = 3 * 14 * 14 * d + d + 4096 * d + l * layer + 2 * d;
+    assert_eq!(siglip, 416_866_032);
+    let v = gemma.vision.unwrap();
+    assert_eq!(v.params, siglip + d * 2560 + d);
+    assert_eq!(gemma.params().total + v.params, 4_300_079_472);
+    assert_eq!(v.tokens_for(1024), 256);
+    let qwen = vramfit::catalog::hf::load(std::path::Path::new(&dir("qwen2.5-vl-7b"))).unwrap();
+    // A 3-D patch convolution of 2 frames, 32 blocks of width 1,280 (gated MLP 3,420), the
+    // 2 × 2 merger 5,120 → 5,120 → 3,584.
+    let (d, f) = (1280u64, 3420u64);
+    let block = 2 * d + (3 * d * d + 3 * d) + (d * d + d) + 2 * (d * f + f) + (f * d + d);
+    let merger = d + (5120 * 5120 + 5120) + (5120 * 3584 + 3584);
+    let v = qwen.vision.unwrap();
+    assert_eq!(v.params, 3 * 2 * 14 * 14 * d + 32 * block + merger);
+    assert_eq!(v.params, 676_550_144);
+    assert_eq!(qwen.params().total + v.params, 8_292_166_656);
+    assert_eq!(v.tokens_for(1024), 37 * 37);
+    // The catalog's entries are the same encoders.
+    assert_eq!(model("gemma-3-4b-vision").vision, gemma.vision);
+    assert_eq!(model("qwen2.5-vl-7b").vision.unwrap().params, v.params);
+    // A tower the importer has no shape for: said, the language model planned alone.
+    let text = std::fs::read_to_string(format!("{}/config.json", dir("qwen2.5-vl-7b")))
+        .unwrap()
+        .replace(
+            "\"model_type\": \"qwen2_5_vl\",\n    \"num_heads\"",
+            "\"model_type\": \"mystery_vit\",\n    \"num_heads\"",
+        );
+    let m = vramfit::catalog::hf::from_str("config.json", &text, "x").unwrap();
+    assert!(m.vision.is_none());
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("a 'mystery_vit' vision tower is not counted")),
+        "{:?}",
+        m.warnings
+    );
+}

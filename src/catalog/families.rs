@@ -170,7 +170,12 @@ pub const FAMILIES: &[Family] = &[
     like_llama(&["llama", "mistral", "mixtral"], "models/llama/modeling_llama.py"),
     Family {
         qkv_bias: Switch::Yes,
-        ..like_llama(&["qwen2"], "models/qwen2/modeling_qwen2.py")
+        // Qwen2-VL and Qwen2.5-VL: the same language model beside their vision tower
+        // (catalog::hf::vision counts the tower).
+        ..like_llama(
+            &["qwen2", "qwen2_vl", "qwen2_5_vl"],
+            "models/qwen2/modeling_qwen2.py",
+        )
     },
     Family {
         qkv_bias: Switch::Yes,

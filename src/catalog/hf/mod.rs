@@ -12,6 +12,7 @@ mod generic;
 mod layers;
 mod open;
 mod shape;
+mod vision;
 
 use std::path::Path;
 
@@ -198,6 +199,14 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
     };
     check(&f, &model)?;
     let mut model = model;
+    // A multimodal config's image encoder, beside the language model it counts.
+    match vision::vision_of(&root_map, model.arch.hidden) {
+        Some(Ok(v)) => model.vision = Some(v),
+        Some(Err(kind)) => model.warnings.push(format!(
+            "{kind} is not counted: the plan holds the language model alone"
+        )),
+        None => {}
+    }
     if let Some(open) = open {
         attach_structure_bound(&mut model, open);
     }
