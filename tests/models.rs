@@ -309,16 +309,11 @@ fn the_listing_starts_with_this_machines_models() {
     let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("models-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
-    let repo = cache.join("models--acme--olmo-copy");
-    let snap = repo.join("snapshots").join("abc123");
-    std::fs::create_dir_all(&snap).unwrap();
-    std::fs::create_dir_all(repo.join("refs")).unwrap();
-    std::fs::write(repo.join("refs").join("main"), "abc123").unwrap();
     let config = format!(
         "{}/tests/fixtures/hf/olmo-2-1124-7b/config.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    std::fs::copy(&config, snap.join("config.json")).unwrap();
+    common::cache_model(&cache, "acme/olmo-copy", std::path::Path::new(&config));
     let out = assert_cmd::Command::cargo_bin("vramfit")
         .unwrap()
         .env("HF_HUB_CACHE", &cache)

@@ -2,6 +2,8 @@
 //! leaving the normal screen behind. Skipped, with a message, where tmux is not installed.
 
 use std::process::Command;
+
+mod common;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -327,16 +329,11 @@ fn a_model_typed_in_the_filter_is_imported_or_its_error_shown() {
         return;
     };
     // Downloaded now, after the planner listed the (empty) cache.
-    let repo = cache.join("models--acme--olmo-copy");
-    let snap = repo.join("snapshots").join("abc123");
-    std::fs::create_dir_all(&snap).unwrap();
-    std::fs::create_dir_all(repo.join("refs")).unwrap();
-    std::fs::write(repo.join("refs").join("main"), "abc123").unwrap();
     let config = format!(
         "{}/tests/fixtures/hf/olmo-2-1124-7b/config.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    std::fs::copy(&config, snap.join("config.json")).unwrap();
+    common::cache_model(&cache, "acme/olmo-copy", std::path::Path::new(&config));
     s.keys(&["/"]);
     s.keys(&["-l", "acme/olmo-copy"]);
     let screen = s.wait_for("Enter imports acme/olmo-copy");

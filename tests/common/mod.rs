@@ -31,3 +31,14 @@ pub fn segment<'a>(plan: &'a serde_json::Value, name: &str) -> &'a serde_json::V
         .find(|s| s["name"] == name)
         .unwrap_or_else(|| panic!("no segment {name}"))
 }
+
+/// A local Hugging Face cache at `cache` holding `org/name` with `config` as its config.json
+/// (the layout the hub client writes: `models--org--name/snapshots/<rev>`, `refs/main`).
+pub fn cache_model(cache: &std::path::Path, repo: &str, config: &std::path::Path) {
+    let dir = cache.join(format!("models--{}", repo.replace('/', "--")));
+    let snap = dir.join("snapshots").join("abc123");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::create_dir_all(dir.join("refs")).unwrap();
+    std::fs::write(dir.join("refs").join("main"), "abc123").unwrap();
+    std::fs::copy(config, snap.join("config.json")).unwrap();
+}

@@ -42,47 +42,46 @@ fn rig_4090_3090(a: &mut App) {
     a.focus = Pane::Cards;
 }
 
+/// `model` in `weights` under `framework` on `gpu`, the card's explain open: its usable
+/// memory and where that figure comes from.
+fn explain_card_on(a: &mut App, model: &str, weights: WeightPrecision, framework: Framework, gpu: &str) {
+    serve_on(a, model, weights, framework, gpu);
+    a.focus = Pane::Cards;
+    a.update(Action::Explain);
+}
+
 /// Mistral Small 24B in Q4_K_M under llama.cpp on a 24 GB M4 Pro at Metal's default limit.
 fn m4_pro_default_limit(a: &mut App) {
-    serve_on(
+    explain_card_on(
         a,
         "mistral-small-24b",
         WeightPrecision::Q4KM,
         Framework::LlamaCpp,
         "m4-pro-24gb",
     );
-    // The card's explain: its usable memory and where that figure comes from.
-    a.focus = Pane::Cards;
-    a.update(Action::Explain);
 }
 
 /// Llama 3.1 8B in BF16 served by vLLM on an H100's 3g.40gb MIG slice.
 fn h100_mig_slice(a: &mut App) {
-    serve_on(
+    explain_card_on(
         a,
         "llama-3.1-8b",
         WeightPrecision::Bf16,
         Framework::Vllm,
         "h100-sxm-mig-3g.40gb",
     );
-    // The card's explain: its usable memory and where that figure comes from.
-    a.focus = Pane::Cards;
-    a.update(Action::Explain);
 }
 
 /// Llama 3.3 70B in Q4_K_M under llama.cpp on a 128 GB Strix Halo: the 512 MB carve-out
 /// plus the GTT Linux lends by default.
 fn strix_halo(a: &mut App) {
-    serve_on(
+    explain_card_on(
         a,
         "llama-3.3-70b",
         WeightPrecision::Q4KM,
         Framework::LlamaCpp,
         "strix-halo-128gb",
     );
-    // The card's explain: its usable memory and where that figure comes from.
-    a.focus = Pane::Cards;
-    a.update(Action::Explain);
 }
 
 pub(super) const MACHINE: &[State] = &[
