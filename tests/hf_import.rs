@@ -549,7 +549,8 @@ fn mamba_and_jamba_count_their_mixers_and_keep_a_state_not_a_kv_cache() {
     assert_eq!(mamba.params().total, 129_135_360, "the published 129 M");
     assert_eq!(mamba.kv_bytes_per_token(2.0), 0.0);
     let state = 24 * (di * (k - 1) + di * ds);
-    let json = vramfit::present::json::ModelJson::new(&mamba, 2.0);
+    let json =
+        vramfit::present::json::ModelJson::new(&mamba, 2.0, vramfit::engine::vision::DEFAULT_IMAGE_SIDE);
     assert_eq!(
         json.state_bytes_per_sequence,
         Some(24 * (di * (k - 1) + di * ds) * 2)

@@ -301,13 +301,9 @@ fn a_gguf_mmproj_gives_the_encoder_and_its_tokens() {
         assert!(held.contains("image encoder"), "{held}");
         let vision = vramfit::catalog::mmproj::mmproj_vision(&file).unwrap();
         assert_eq!(vision.tokens_for(side), tokens, "{projector} at {side} px");
+        // The JSON states the tokens of the plan's own image side.
         let json_tokens = v["model"]["tokens_per_image"].as_u64().unwrap();
-        if projector.starts_with("qwen") {
-            // The JSON states the default 1,024-pixel image's tokens.
-            assert_eq!(json_tokens, 37 * 37);
-        } else {
-            assert_eq!(json_tokens, u64::from(tokens), "{projector}");
-        }
+        assert_eq!(json_tokens, u64::from(tokens), "{projector}");
     }
     // A model GGUF is no mmproj.
     let out = vramfit()
@@ -364,4 +360,163 @@ fn a_configs_vision_tower_is_counted_from_its_shape() {
         "{:?}",
         m.warnings
     );
+}
+
+/// One images rule for every path: 8 LLaVA images (4,608 tokens) in a 4,096-token context
+/// are refused by the command line and lowered to 7 by the planner (a plan file, a turn of
+/// Context or a model switch all come through the same check), and the planner's 7 plan what
+/// the command line's `--images 7` plans.
+#[test]
+fn images_that_fill_the_context_are_one_rule_for_the_cli_and_the_planner() {
+    let refused = vramfit()
+        .args(["plan", "-m", "llava-1.5-7b", "--images", "8", "--context", "4096"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        why.contains("8 images × 576 tokens = 4,608 leave no room in a context of 4,096 tokens"),
+        "{why}"
+    );
+
+    let mut app = vramfit::tui::states::fresh_app("default");
+    app.select_model("llava-1.5-7b");
+    let mut sc = app.scenario.clone();
+    sc.images = 8;
+    sc.context = 4096;
+    app.set_scenario(sc);
+    assert_eq!(app.scenario.images, 7);
+    let status = app.status.clone().unwrap_or_default();
+    assert!(
+        status.contains("8 images × 576 tokens leave no room in a context of 4,096 tokens: lowered to 7"),
+        "{status}"
+    );
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llava-1.5-7b",
+            "--images",
+            "7",
+            "--context",
+            "4096",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        cli["total_bytes"].as_f64().unwrap(),
+        app.plan.total_bytes().round()
+    );
+
+    // Lowering the context under the images lowers them again.
+    use vramfit::tui::app::Knob;
+    while app.scenario.context > 2048 {
+        app.change(Knob::Context, false);
+    }
+    assert!(
+        u64::from(app.scenario.images) * 576 < app.scenario.context,
+        "{} images in {}",
+        app.scenario.images,
+        app.scenario.context
+    );
+}
+
+/// A dynamic-resolution model's processor bounds its tokens per image: Qwen2.5-VL's published
+/// `preprocessor_config.json` (3,136–12,845,056 pixels) gives 4–16,384 tokens, a user's
+/// lowered `max_pixels` of 1,003,520 (1,280 × 28 × 28) caps a 1,024-pixel image at 1,280
+/// tokens instead of 37 × 37 = 1,369, and the plan's JSON and the context check use the
+/// cap; a broken processor file is said and the defaults stand.
+#[test]
+fn the_processor_config_bounds_the_tokens_per_image() {
+    let fixture = format!("{}/tests/fixtures/hf/qwen2.5-vl-7b", env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("vramfit-processor-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(format!("{fixture}/config.json"), dir.join("config.json")).unwrap();
+    let processor = dir.join("preprocessor_config.json");
+    let load = || vramfit::catalog::hf::load(&dir).unwrap();
+
+    std::fs::write(
+        &processor,
+        r#"{"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14, "merge_size": 2}"#,
+    )
+    .unwrap();
+    let published = load();
+    let v = published.vision.unwrap();
+    assert_eq!((v.min_tokens, v.max_tokens), (Some(4), Some(16_384)));
+    assert!(
+        published.warnings.iter().any(
+            |w| w == "tokens per image from preprocessor_config.json: 4–16,384 (3,136–12,845,056 pixels)"
+        ),
+        "{:?}",
+        published.warnings
+    );
+
+    std::fs::write(
+        &processor,
+        r#"{"size": {"shortest_edge": 3136, "longest_edge": 1003520}}"#,
+    )
+    .unwrap();
+    let capped = load().vision.unwrap();
+    assert_eq!(capped.max_tokens, Some(1280));
+    assert_eq!(capped.tokens_for(1024), 1280);
+    assert_eq!(capped.tokens_for(512), 18 * 18);
+    let json = |images: &str, context: &str| {
+        vramfit()
+            .args(["plan", "-m"])
+            .arg(&dir)
+            .args(["--images", images, "--context", context, "--json"])
+            .output()
+            .unwrap()
+    };
+    let out = json("2", "4096");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["tokens_per_image"], 1280);
+    // 4 × 1,280 = 5,120 tokens do not leave room in 4,096.
+    let refused = json("4", "4096");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("4 images × 1280 tokens = 5,120"));
+
+    std::fs::write(&processor, "{\"min_pixels\": 3136,").unwrap();
+    let broken = load();
+    assert_eq!(broken.vision.unwrap().max_tokens, Some(16_384));
+    assert!(
+        broken
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("preprocessor_config.json is not used (not JSON")),
+        "{:?}",
+        broken.warnings
+    );
+    std::fs::write(&processor, r#"{"min_pixels": 5000, "max_pixels": 10}"#).unwrap();
+    assert!(
+        load()
+            .warnings
+            .iter()
+            .any(|w| w.contains("its pixel bounds 5000–10 are not a range"))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The plan's JSON gives the tokens per image at the plan's own image side.
+#[test]
+fn the_json_tokens_per_image_follow_the_image_size() {
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "qwen2.5-vl-7b",
+            "--images",
+            "1",
+            "--image-size",
+            "448",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["tokens_per_image"], 16 * 16);
 }

@@ -241,7 +241,10 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             seed_predicted: predict_seed(catalog, &model, &setup.scenario, &setup.compare),
             tolerance: setup.tolerance,
             note: setup.note.clone(),
-            model_params_match: case.arch_params.is_none_or(|p| p == model.params().total),
+            // A case's count is the whole checkpoint's: a vision model's encoder included.
+            model_params_match: case
+                .arch_params
+                .is_none_or(|p| p == model.params().total + model.vision.map_or(0, |v| v.params)),
         });
     }
     Ok(rows)

@@ -260,22 +260,14 @@ impl PlanArgs {
             .image_size
             .unwrap_or(crate::engine::vision::DEFAULT_IMAGE_SIDE);
         if sc.images > 0 {
-            let Some(v) = model.vision else {
+            if model.vision.is_none() {
                 return Err(CliError(format!(
                     "--images needs a vision-language model; {} reads text only",
                     model.name
                 )));
-            };
-            let tokens = crate::engine::images::image_tokens(model, &sc);
-            if tokens >= sc.context {
-                return Err(CliError(format!(
-                    "{} images × {} tokens = {} leave no room in a context of {} tokens; raise --context",
-                    sc.images,
-                    v.tokens_for(sc.image_side),
-                    crate::engine::units::group_thousands(tokens as i64),
-                    crate::engine::units::group_thousands(sc.context as i64)
-                )));
             }
+            crate::engine::images::check_context(model, &sc)
+                .map_err(|overflow| CliError(format!("{overflow}; raise --context")))?;
         }
         Ok(sc)
     }

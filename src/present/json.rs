@@ -40,12 +40,12 @@ pub struct ModelJson<'a> {
     /// counts the language model.
     pub vision_params: u64,
     /// Tokens per image: fixed, or for a model whose tokens follow the image's size, at the
-    /// default 1024-pixel side; null for a text-only model.
+    /// plan's image side (`--image-size`, 1024 pixels unless given); null for a text-only model.
     pub tokens_per_image: Option<u32>,
 }
 
 impl<'a> ModelJson<'a> {
-    pub fn new(model: &'a Model, kv_bytes_per_element: f64) -> Self {
+    pub fn new(model: &'a Model, kv_bytes_per_element: f64, image_side: u32) -> Self {
         let p = model.params();
         Self {
             id: &model.id,
@@ -71,9 +71,7 @@ impl<'a> ModelJson<'a> {
             }),
             params_error_bound: model.params_error_bound(),
             vision_params: model.vision.map_or(0, |v| v.params),
-            tokens_per_image: model
-                .vision
-                .map(|v| v.tokens_for(crate::engine::vision::DEFAULT_IMAGE_SIDE)),
+            tokens_per_image: model.vision.map(|v| v.tokens_for(image_side)),
         }
     }
 }
@@ -336,7 +334,7 @@ fn rig_json<'a>(gpus: &'a [Gpu], scenario: &Scenario, plan: &Plan) -> Option<Vec
 
 pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, plan: &'a Plan) -> PlanJson<'a> {
     PlanJson {
-        model: ModelJson::new(model, scenario.kv.bytes_per_element()),
+        model: ModelJson::new(model, scenario.kv.bytes_per_element(), scenario.image_side),
         convention: scenario.convention.id(),
         scenario: ScenarioJson {
             method: scenario.method.id(),

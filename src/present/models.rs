@@ -55,7 +55,9 @@ pub fn models(catalog: &Catalog, json: bool, filter: &ModelFilter) -> String {
     }
     let shown = families.iter().flat_map(|(_, list)| list.iter().copied());
     if json {
-        let list: Vec<ModelJson> = shown.map(|m| ModelJson::new(m, 2.0)).collect();
+        let list: Vec<ModelJson> = shown
+            .map(|m| ModelJson::new(m, 2.0, crate::engine::vision::DEFAULT_IMAGE_SIDE))
+            .collect();
         return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
     }
     // The id and name columns fit the longest shown (20 and 26 at least).

@@ -42,6 +42,24 @@ pub fn load(path: &Path) -> Result<Model, FileError> {
     let id = crate::text::clean_prefix(&model_id_for(&file), 80);
     let mut model = from_str(&shown, &source, &id)?;
     model.source_path = Some(path.display().to_string());
+    // A dynamic-resolution encoder's processor bounds its tokens per image.
+    if let Some(v) = model.vision.as_mut()
+        && v.pixels_per_token.is_some()
+        && let Some(dir) = file.parent()
+    {
+        let processor = dir.join(vision::PROCESSOR_FILE);
+        if processor.is_file() {
+            let said = crate::files::read_text(&processor, crate::files::MAX_CONFIG_BYTES)
+                .and_then(|text| vision::apply_processor_bounds(v, &text))
+                .unwrap_or_else(|why| {
+                    format!(
+                        "{} is not used ({why}): the processor's default tokens per image stand",
+                        vision::PROCESSOR_FILE
+                    )
+                });
+            model.warnings.push(said);
+        }
+    }
     // Beside the config, the checkpoint's headers give the exact count.
     if let Some(dir) = file.parent()
         && let Some(c) = super::safetensors::read_safetensors_dir(dir)?

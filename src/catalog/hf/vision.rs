@@ -81,3 +81,43 @@ pub(super) fn vision_of(root: &Map<String, Value>, text_hidden: u64) -> Option<R
     };
     Some(vision.check().map(|()| vision))
 }
+
+/// The file a Qwen-VL-style processor keeps its pixel bounds in, beside config.json.
+pub(super) const PROCESSOR_FILE: &str = "preprocessor_config.json";
+
+/// A dynamic-resolution encoder's token bounds from its processor's pixel bounds
+/// (`min_pixels` / `max_pixels`, or `size.shortest_edge` / `size.longest_edge` as newer
+/// transformers write them): one token per `pixels_per_token`² pixels. Returns what the
+/// warning says, or why the file is not used (the defaults then stand).
+pub(super) fn apply_processor_bounds(vision: &mut Vision, text: &str) -> Result<String, String> {
+    let Some(p) = vision.pixels_per_token else {
+        return Err("the encoder's tokens per image are fixed".into());
+    };
+    let root: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    let get = |flat: &str, nested: &str| {
+        root.get(flat)
+            .or_else(|| root.get("size").and_then(|s| s.get(nested)))
+            .and_then(Value::as_u64)
+    };
+    let (Some(min), Some(max)) = (
+        get("min_pixels", "shortest_edge"),
+        get("max_pixels", "longest_edge"),
+    ) else {
+        return Err("it gives no min_pixels and max_pixels".into());
+    };
+    // Past 2^32 pixels (a 65,536-pixel square) no processor resizes: a nonsense bound.
+    if min == 0 || min > max || max > u64::from(u32::MAX) {
+        return Err(format!("its pixel bounds {min}–{max} are not a range"));
+    }
+    let square = u64::from(p) * u64::from(p);
+    let tokens = |pixels: u64| u32::try_from((pixels / square).max(1)).unwrap_or(u32::MAX);
+    vision.min_tokens = Some(tokens(min));
+    vision.max_tokens = Some(tokens(max));
+    Ok(format!(
+        "tokens per image from {PROCESSOR_FILE}: {}–{} ({}–{} pixels)",
+        crate::engine::units::group_thousands(i64::from(tokens(min))),
+        crate::engine::units::group_thousands(i64::from(tokens(max))),
+        crate::engine::units::group_thousands(min as i64),
+        crate::engine::units::group_thousands(max as i64)
+    ))
+}

@@ -346,6 +346,19 @@ impl App {
             self.scenario.stored_weights = stored;
             super::knobs::settle(&mut self.scenario, &self.user);
         }
+        // The engine's one images rule (the command line refuses the same request): a turn of
+        // Images or Context, a model switch or a plan file that leaves no room for text lowers
+        // the images to the most that fit, and says so.
+        if let Err(overflow) = crate::engine::images::check_context(self.current_model(), &self.scenario) {
+            self.scenario.images = overflow.most_that_fit;
+            self.status = Some(crate::tr!(
+                "status.images_lowered",
+                images = overflow.images,
+                per_image = overflow.tokens_per_image,
+                context = crate::engine::units::group_thousands(overflow.context as i64),
+                fit = overflow.most_that_fit
+            ));
+        }
         self.plan = self.plan_shown_rows();
         // This machine's cards count as exactly as many as it has.
         if let Some((g, n)) = self.local {
