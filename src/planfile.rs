@@ -136,7 +136,7 @@ impl PlanFile {
             ubatch: sc.ubatch,
             reduce_bucket_size: sc.reduce_bucket,
             prefetch_bucket_size: sc.prefetch_bucket,
-            framework: sc.framework.id().into(),
+            framework: crate::engine::release::runtime_id(sc.framework, sc.release),
             network_gbps: sc.network_gbps,
             margin: match sc.tight_rule {
                 TightRule::Seed => None,
@@ -173,6 +173,14 @@ impl PlanFile {
                 ),
             })
         }
+        let (framework, release) = match self.framework.split_once('@') {
+            // A release named: its parse says what is wrong with it.
+            Some(_) => crate::engine::release::parse_runtime(&self.framework).map_err(|message| KnobError {
+                flag: "framework",
+                message,
+            })?,
+            None => (pick::<Framework>("framework", &self.framework)?, None),
+        };
         let sc = Scenario {
             method: pick::<Method>("method", &self.method)?,
             weights: pick::<WeightPrecision>("weights", &self.weights)?,
@@ -206,7 +214,8 @@ impl PlanFile {
             ubatch: self.ubatch,
             reduce_bucket: self.reduce_bucket_size,
             prefetch_bucket: self.prefetch_bucket_size,
-            framework: pick::<Framework>("framework", &self.framework)?,
+            framework,
+            release,
             network_gbps: self.network_gbps,
             rent: Rent::new(
                 self.hours,

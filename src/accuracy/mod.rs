@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::catalog::{Catalog, hf};
 use crate::engine::memory::{SegmentKind, breakdown};
 use crate::engine::plan::plan;
-use crate::engine::{Choice, Convention, Method, Model, Scenario, WeightPrecision};
+use crate::engine::{Convention, Method, Model, Scenario, WeightPrecision};
 
 pub const MEASUREMENTS: &str = include_str!("../../tests/data/measurements.toml");
 
@@ -87,6 +87,8 @@ pub struct Row {
     /// Under the generic rules, for the generic-vs-preset column.
     pub generic_predicted: f64,
     pub framework: crate::engine::Framework,
+    /// The framework's release the run was planned for, where the case names one.
+    pub release: Option<crate::engine::release::Version>,
     pub seed_predicted: f64,
     pub tolerance: f64,
     pub note: String,
@@ -238,6 +240,7 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             predicted: predict(catalog, &model, &setup.scenario, &setup.compare),
             generic_predicted: predict(catalog, &model, &setup.generic, &setup.compare),
             framework: setup.framework,
+            release: setup.release,
             seed_predicted: predict_seed(catalog, &model, &setup.scenario, &setup.compare),
             tolerance: setup.tolerance,
             note: setup.note.clone(),
@@ -314,7 +317,8 @@ pub fn markdown(rows: &[Row]) -> String {
          (published runs, copied from the project's reference file); `tests/accuracy.rs` asserts the same\n\
          numbers. Memory in GiB. Error = predicted / measured − 1. The mapping of each run to a scenario\n\
          is in `tests/data/accuracy-setups.toml`: a run that names its framework is planned with that\n\
-         framework's preset (`--framework`), and the generic column plans the same knobs without it.\n"
+         framework's preset (`--framework`, at the release the run used: `vllm@0.11`), and the generic\n\
+         column plans the same knobs without it.\n"
     );
     let _ = writeln!(
         s,
@@ -337,7 +341,7 @@ pub fn markdown(rows: &[Row]) -> String {
                 s,
                 "| {} | {} | {} | {} | {:.1} t/s | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % | {} | {} |",
                 r.id,
-                r.framework.id(),
+                crate::engine::release::runtime_id(r.framework, r.release),
                 r.confidence,
                 compare_label(&r.compare),
                 r.measured,
@@ -359,7 +363,7 @@ pub fn markdown(rows: &[Row]) -> String {
                 s,
                 "| {} | {} | {} | {} | {:.3} | {:.3} | {:+.1} % | {:.3} | {:+.1} % | {:.2} | {:+.1} % | ±{:.0} %{} | {} |",
                 r.id,
-                r.framework.id(),
+                crate::engine::release::runtime_id(r.framework, r.release),
                 r.confidence,
                 compare_label(&r.compare),
                 gib(r.measured),

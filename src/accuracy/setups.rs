@@ -24,6 +24,8 @@ pub struct Setup {
     pub compare: Compare,
     /// The framework the run names (generic where it names none).
     pub framework: Framework,
+    /// Its release, where the case names one.
+    pub release: Option<crate::engine::release::Version>,
     /// Largest |error| the test accepts for this case.
     pub tolerance: f64,
     /// What the mapping assumed, or what the engine cannot model.
@@ -95,7 +97,9 @@ impl Entry {
         };
         base.cards = self.cards.unwrap_or(base.cards);
         if with_preset {
-            choice(id, "framework", &self.framework, Framework::Generic)?.apply(&mut base);
+            let (framework, release) = self.runtime()?;
+            base.release = release;
+            framework.apply(&mut base);
         }
         let sc = Scenario {
             weights: choice(id, "weights", &self.weights, base.weights)?,
@@ -135,6 +139,15 @@ impl Entry {
         Ok(sc)
     }
 
+    /// The framework the run names, with its release where the case gives one
+    /// (`vllm@0.11`).
+    fn runtime(&self) -> Result<(Framework, Option<crate::engine::release::Version>), String> {
+        match &self.framework {
+            None => Ok((Framework::Generic, None)),
+            Some(f) => crate::engine::release::parse_runtime(f).map_err(|e| format!("{}: {e}", self.id)),
+        }
+    }
+
     fn compare(&self) -> Result<Compare, String> {
         let gpu = || {
             self.gpu
@@ -167,7 +180,8 @@ pub fn setups() -> Result<Vec<Setup>, String> {
             Ok(Setup {
                 scenario: e.scenario(true)?,
                 generic: e.scenario(false)?,
-                framework: choice(&e.id, "framework", &e.framework, Framework::Generic)?,
+                framework: e.runtime()?.0,
+                release: e.runtime()?.1,
                 compare: e.compare()?,
                 tolerance: e.tolerance.unwrap_or(DEFAULT_TOLERANCE),
                 id: e.id,

@@ -142,6 +142,8 @@ pub(super) struct ModelEntry {
     #[serde(default)]
     pub(super) sliding_window: Option<SlidingWindow>,
     #[serde(default)]
+    pub(super) attention_16bit_in: Option<String>,
+    #[serde(default)]
     pub(super) moe: Option<Moe>,
     #[serde(default)]
     pub(super) mla: Option<Mla>,
@@ -177,6 +179,7 @@ fn llama_layout() -> Architecture {
         mlp_bias: false,
         attention_sinks: false,
         sliding_window: None,
+        attention_16bit_in: None,
         moe: None,
         mla: None,
         active_excludes_embedding: false,
@@ -260,6 +263,18 @@ impl ModelEntry {
         }
         if self.mla.is_some() {
             arch.mla = self.mla;
+        }
+        if let Some(f) = &self.attention_16bit_in {
+            use crate::engine::choice::Choice;
+            match crate::engine::precision::WeightPrecision::from_id(f) {
+                Some(w) if w.is_quantized() => arch.attention_16bit_in = Some(w),
+                _ => {
+                    return fail(
+                        "attention_16bit_in",
+                        format!("'attention_16bit_in' = '{}' is not a quantized weight format", crate::text::clean_prefix(f, 20)),
+                    );
+                }
+            }
         }
         if arch.heads == 0 {
             return fail("heads", "'heads' must be positive".into());

@@ -468,6 +468,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
         }),
         moe,
         mla: None,
+        attention_16bit_in: None,
         active_excludes_embedding: false,
         position_embeddings: 0,
         lm_head_bias: false,

@@ -155,9 +155,11 @@ pub struct PlanArgs {
     pub prefetch_bucket_size: Option<u64>,
     /// The runtime: its preset sets the defaults above as that framework does and adds its
     /// own overheads (llama.cpp's compute buffer, vLLM's profiling run, DeepSpeed's buckets).
-    /// Flags you give win over the preset.
-    #[arg(long, value_parser = choice::<Framework>(), default_value = "generic")]
-    pub framework: Framework,
+    /// Flags you give win over the preset. One of generic, transformers, deepspeed, fsdp,
+    /// torchtune, torchtitan, unsloth, vllm, sglang, llama.cpp, ollama; a release after @
+    /// follows that release's rules (vllm@0.11, llama.cpp@b7079, ollama@0.12), else the newest.
+    #[arg(long, value_name = "NAME[@VERSION]", value_parser = super::runtime(), default_value = "generic")]
+    pub framework: (Framework, Option<crate::engine::release::Version>),
     /// Network between nodes of 8 cards, in Gb/s (multi-node training).
     #[arg(long, default_value_t = 400.0)]
     pub network_gbps: f64,
@@ -326,7 +328,8 @@ impl PlanArgs {
         };
         let mut scenario = Scenario {
             method: self.method,
-            framework: self.framework,
+            framework: self.framework.0,
+            release: self.framework.1,
             convention: self.convention,
             lora_rank: self.lora_rank,
             tight_rule: match self.margin {

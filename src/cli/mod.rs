@@ -147,6 +147,17 @@ pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
         .try_map(|s: String| T::from_id(&s).ok_or_else(|| format!("unknown value '{s}'")))
 }
 
+/// Parse `--framework NAME[@VERSION]` (`vllm`, `vllm@0.11`, `llama.cpp@b7079`).
+pub fn runtime() -> impl TypedValueParser<
+    Value = (
+        crate::engine::Framework,
+        Option<crate::engine::release::Version>,
+    ),
+> {
+    clap::builder::NonEmptyStringValueParser::new()
+        .try_map(|s: String| crate::engine::release::parse_runtime(&s))
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "vramfit",

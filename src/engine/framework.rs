@@ -18,6 +18,9 @@ impl Framework {
     pub fn presets(self, sc: &Scenario) -> Vec<Preset> {
         use Setting::*;
         let training = sc.method.is_training();
+        let version = sc
+            .version()
+            .unwrap_or(super::release::Version::Release(0, 0, 0));
         let p = |setting: Setting, source: &'static str| Preset { setting, source };
         match self {
             Self::Generic if training => vec![
@@ -160,7 +163,16 @@ impl Framework {
                 ),
             ],
             Self::Vllm => vec![
-                p(GpuUtil(0.9), "CacheConfig: gpu_memory_utilization = 0.9"),
+                p(
+                    GpuUtil(super::release::vllm_default_util(version)),
+                    match super::release::vllm_default_util(version) {
+                        u if u >= 1.0 => {
+                            "vLLM 0.34: gpu_memory_utilization unset → 1.0 with the extensible KV cache (sized from what is free after graph capture)"
+                        }
+                        u if u > 0.9 => "vllm/config/cache.py (0.20 on): gpu_memory_utilization = 0.92",
+                        _ => "CacheConfig: gpu_memory_utilization = 0.9",
+                    },
+                ),
                 p(
                     Kv(KvPrecision::Fp16),
                     "CacheConfig: kv_cache_dtype = auto (the model's 16-bit dtype)",

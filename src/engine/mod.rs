@@ -23,6 +23,7 @@ pub mod precision;
 pub mod quick;
 pub mod ranges;
 pub mod rank;
+pub mod release;
 pub mod renting;
 pub mod rig;
 pub mod runtime;

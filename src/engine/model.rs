@@ -185,6 +185,11 @@ pub struct Architecture {
     /// One learned attention sink per head per layer (gpt-oss).
     pub attention_sinks: bool,
     pub sliding_window: Option<SlidingWindow>,
+    /// The published checkpoint in this quantized format keeps the attention projections in
+    /// 16-bit (gpt-oss's MXFP4 quantizes only the experts; Meta's Llama 3.1 405B FP8 leaves
+    /// attention in BF16): the weights in that format count them at 2 bytes.
+    #[serde(skip)]
+    pub attention_16bit_in: Option<super::precision::WeightPrecision>,
     pub moe: Option<Moe>,
     pub mla: Option<Mla>,
     /// Count the active parameters without the input embedding (OpenAI's gpt-oss convention).
@@ -387,6 +392,20 @@ impl Architecture {
     /// Parameters that stay 16-bit when the linear layers are quantized: embeddings,
     /// lm_head, norms and MoE routers.
     pub fn unquantized_params(&self) -> u64 {
+        self.unquantized_params_in(None)
+    }
+
+    /// [`Architecture::unquantized_params`] in `format`: with the attention projections when
+    /// the published checkpoint in that format keeps them 16-bit.
+    pub fn unquantized_params_in(&self, format: Option<super::precision::WeightPrecision>) -> u64 {
+        let attention = match (format, self.attention_16bit_in) {
+            (Some(f), Some(kept)) if f == kept => self.attention_layers() * self.attention_params(),
+            _ => 0,
+        };
+        attention + self.unquantized_core()
+    }
+
+    fn unquantized_core(&self) -> u64 {
         let embeddings = self.vocab * self.hidden * if self.tied_embeddings { 1 } else { 2 }
             + self.position_embeddings * self.hidden;
         let norms = (self.layers * self.norms_per_layer + 1) * self.norm_params();

@@ -132,6 +132,8 @@ pub struct Scenario {
     /// The runtime the plan is for: its preset set the knobs' defaults and it adds its own
     /// named overheads.
     pub framework: Framework,
+    /// The framework's release (`--framework vllm@0.11`); `None`: the newest one known.
+    pub release: Option<super::release::Version>,
     /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
     pub network_gbps: f64,
     pub rent: Rent,
@@ -152,6 +154,22 @@ pub struct Scenario {
 pub use super::ranges::{self, KnobError, MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
 
 impl Scenario {
+    /// The framework's release the plan follows: the one asked for, else the newest known
+    /// (`None` for a runtime whose rules do not change by release).
+    pub fn version(&self) -> Option<super::release::Version> {
+        self.release.or_else(|| super::release::current(self.framework))
+    }
+
+    /// The framework's name with the release the plan follows ("vLLM 0.34", "llama.cpp
+    /// b10453"; "DeepSpeed" for a runtime without releases).
+    pub fn runtime_label(&self) -> String {
+        use super::choice::Choice;
+        match self.version() {
+            Some(v) => format!("{} {v}", self.framework.label()),
+            None => self.framework.label().to_string(),
+        }
+    }
+
     /// The serving engine's share of each card on an option of `count` cards.
     pub fn gpu_util_on(&self, count: u32) -> f64 {
         if self.gpu_util_by_count {
@@ -202,6 +220,7 @@ impl Scenario {
             reduce_bucket: super::defaults::DS_REDUCE_BUCKET,
             prefetch_bucket: super::defaults::DS_PREFETCH_BUCKET,
             framework: Framework::Generic,
+            release: None,
             network_gbps: 400.0,
             rent: Rent::default(),
             host: None,

@@ -273,14 +273,14 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         // was asked: that is what the sequences above mean.
         lines.push(tr!(
             "explain.kv_pool_meaning",
-            engine = scenario.framework.label()
+            engine = scenario.runtime_label()
         ));
     }
     // llama.cpp and Ollama serve their fixed slots, not what the budget could hold.
     if let Some(c) = option.serving.filter(|_| scenario.framework.is_ggml()) {
         lines.push(tr!(
             "explain.slots",
-            runtime = scenario.framework.label(),
+            runtime = scenario.runtime_label(),
             slots = super::concurrent_sequences(scenario, &c),
             knob = if scenario.framework == crate::engine::Framework::Ollama {
                 "OLLAMA_NUM_PARALLEL"

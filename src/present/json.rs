@@ -113,6 +113,9 @@ pub struct ScenarioJson<'a> {
     pub prefetch_bucket_size: u64,
     /// The runtime whose preset and overheads the plan uses.
     pub framework: &'static str,
+    /// The framework's release the plan follows (`--framework vllm@0.11`; the newest known
+    /// when none is given); null for a runtime whose rules do not change by release.
+    pub framework_version: Option<String>,
     /// The values that framework sets by default, with where it sets them.
     pub framework_preset: Vec<PresetJson>,
     /// The host's RAM (decimal GB) and bandwidth (GB/s) the plan may spill into; null: VRAM only.
@@ -364,6 +367,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             reduce_bucket_size: scenario.reduce_bucket,
             prefetch_bucket_size: scenario.prefetch_bucket,
             framework: scenario.framework.id(),
+            framework_version: scenario.version().map(|v| v.to_string()),
             framework_preset: scenario
                 .framework
                 .presets(scenario)

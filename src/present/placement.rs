@@ -3,7 +3,7 @@
 
 use crate::engine::placement::{DeviceKind, DevicePart, Placement};
 use crate::engine::units::format_gb;
-use crate::engine::{Choice, FitOption, Gpu, Scenario};
+use crate::engine::{FitOption, Gpu, Scenario};
 use crate::tr;
 
 /// A device's name as shown: the card's, or "host RAM".
@@ -133,7 +133,7 @@ pub fn placement_text(gpus: &[Gpu], scenario: &Scenario, o: &FitOption) -> Optio
     let mut s = tr!(
         "placement.title",
         option = super::option_label(gpus, o),
-        framework = scenario.framework.label(),
+        framework = scenario.runtime_label(),
         strategy = strategy
     );
     s.push('\n');

@@ -122,7 +122,7 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
             "{}",
             tr!(
                 "plan.framework",
-                framework = scenario.framework.label(),
+                framework = scenario.runtime_label(),
                 values = values.join(" · ")
             )
         );

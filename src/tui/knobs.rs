@@ -296,7 +296,7 @@ impl Knob {
         let on = |b: bool| if b { tr!("tui.on") } else { tr!("tui.off") };
         match self {
             Knob::Method => label("method", sc.method.id(), sc.method.label()),
-            Knob::Framework => label("framework", sc.framework.id(), sc.framework.label()),
+            Knob::Framework => label("framework", sc.framework.id(), &sc.runtime_label()),
             Knob::Weights => sc.weights.label().into(),
             Knob::Kv => sc.kv.label().into(),
             Knob::Context => crate::engine::units::group_thousands(sc.context as i64),

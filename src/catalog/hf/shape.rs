@@ -128,6 +128,7 @@ pub(super) fn architecture(
         mlp_bias: switch(f, family.mlp_bias),
         attention_sinks: family.gpt_oss,
         sliding_window: sliding_window(f, family, layers)?,
+        attention_16bit_in: None,
         // An unknown family's experts are read under every spelling by `generic::refine`.
         moe: if family.model_types.is_empty() {
             None

@@ -13,6 +13,7 @@
 
 mod activations;
 mod training;
+pub mod vllm;
 
 pub use activations::{
     ComputePeaks, PREFILL_CHUNK_TOKENS, inference_activations, layer_activation_bytes_per_token,
@@ -66,7 +67,7 @@ fn format_bytes(a: &Architecture, total: u64, precision: WeightPrecision) -> (f6
     if precision.is_gguf() || !precision.is_quantized() {
         return (bytes_of(total as f64, precision.bits()), 0.0);
     }
-    let unq = a.unquantized_params().min(total) as f64;
+    let unq = a.unquantized_params_in(Some(precision)).min(total) as f64;
     (bytes_of(total as f64 - unq, precision.bits()), unq * 2.0)
 }
 
@@ -136,7 +137,11 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     } else {
         activations.bytes + kv_bytes
     };
-    let overhead = overhead(slack, dequant, 0.0, 0.0);
+    let overhead = if sc.framework == Framework::Vllm {
+        vllm::overhead(model, sc, activations.bytes, dequant)
+    } else {
+        overhead(slack, dequant, 0.0, 0.0)
+    };
     let (read, read_text) = decode_read_bytes(model, sc, q, u);
     let kv_read = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
     Breakdown {
@@ -188,14 +193,20 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
         )
     });
     let split = words!("{encoder}{split}{restated}");
+    let unq = a.unquantized_params_in(Some(sc.weights)).min(p);
+    let kept = if a.attention_16bit_in == Some(sc.weights) {
+        "embedding/norm/attention"
+    } else {
+        "embedding/norm"
+    };
     if u > 0.0 {
         words!(
-            "{} quantized params × {:.3} bits ({}) = {} + {} embedding/norm params × 2 B = {}{split}",
-            group_thousands((p - a.unquantized_params().min(p)) as i64),
+            "{} quantized params × {:.3} bits ({}) = {} + {} {kept} params × 2 B = {}{split}",
+            group_thousands((p - unq) as i64),
             sc.weights.bits(),
             sc.weights.label(),
             format_gb(q),
-            group_thousands(a.unquantized_params().min(p) as i64),
+            group_thousands(unq as i64),
             format_gb(u)
         )
     } else {

@@ -73,7 +73,7 @@ fn segment_lines(app: &App) -> Vec<Line<'static>> {
     // Where a framework's preset set the knobs, each value with where that framework sets it.
     if sc.framework != crate::engine::Framework::Generic {
         lines.push(Line::styled(
-            tr!("tui.explain_preset", framework = sc.framework.label()),
+            tr!("tui.explain_preset", framework = sc.runtime_label()),
             t.text,
         ));
         for p in sc.framework.presets(sc) {

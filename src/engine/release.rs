@@ -1,0 +1,271 @@
+//! Which release of a runtime a plan is drawn for (`--framework vllm@0.11`, `llama.cpp@b7000`).
+//! Serving engines change how they allocate from release to release; each rule that moved is
+//! a named function here that says from which release on it holds, read from the engine's own
+//! code (docs/notes/runtime-rules.md quotes it, with the file and release). A leaf: the
+//! presets and the calibrated rules ask it, it asks nothing of the engine.
+//!
+//! Without a version a plan is for the newest release this file knows (`current`).
+
+use serde::Serialize;
+
+use super::choice::Choice;
+use super::runtime::Framework;
+
+/// A runtime's version: a numbered release (vLLM, SGLang, Ollama) or a llama.cpp build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    Release(u32, u32, u32),
+    Build(u32),
+}
+
+impl Serialize for Version {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::Release(a, b, 0) => write!(f, "{a}.{b}"),
+            Self::Release(a, b, c) => write!(f, "{a}.{b}.{c}"),
+            Self::Build(n) => write!(f, "b{n}"),
+        }
+    }
+}
+
+const fn v(major: u32, minor: u32, patch: u32) -> Version {
+    Version::Release(major, minor, patch)
+}
+
+/// The newest release read for each runtime (vLLM 0.34.0 of 2026-11-16, SGLang 0.5.23 of
+/// 2026-10-30, Ollama 0.33, llama.cpp as of October 2026); `None` for a runtime with no
+/// version-dependent rule.
+pub fn current(framework: Framework) -> Option<Version> {
+    match framework {
+        Framework::Vllm => Some(v(0, 34, 0)),
+        Framework::Sglang => Some(v(0, 5, 23)),
+        Framework::Ollama => Some(v(0, 33, 0)),
+        Framework::LlamaCpp => Some(Version::Build(LLAMA_CPP_CURRENT_BUILD)),
+        _ => None,
+    }
+}
+
+/// The newest llama.cpp build seen in a published log (b10453, 2026).
+const LLAMA_CPP_CURRENT_BUILD: u32 = 10_453;
+
+/// The oldest release whose rules this file describes.
+fn oldest(framework: Framework) -> Option<Version> {
+    match framework {
+        Framework::Vllm => Some(v(0, 4, 0)),
+        Framework::Sglang => Some(v(0, 3, 0)),
+        Framework::Ollama => Some(v(0, 1, 0)),
+        Framework::LlamaCpp => Some(Version::Build(1000)),
+        _ => None,
+    }
+}
+
+/// Read `text` as a version of `framework`: `0.11`, `0.11.2`, `v0.11` for numbered releases,
+/// `b7079` (or `7079`) for llama.cpp. A version newer than `current` is refused: its rules are
+/// not known.
+pub fn parse(framework: Framework, text: &str) -> Result<Version, String> {
+    let t = text.trim().trim_start_matches('v');
+    let (Some(old), Some(new)) = (oldest(framework), current(framework)) else {
+        return Err(format!(
+            "{} has no versions to choose from; use --framework {}",
+            framework.id(),
+            framework.id()
+        ));
+    };
+    let parsed = if framework == Framework::LlamaCpp {
+        t.trim_start_matches('b').parse::<u32>().ok().map(Version::Build)
+    } else {
+        let parts: Vec<Option<u32>> = t.split('.').map(|p| p.parse::<u32>().ok()).collect();
+        match parts.as_slice() {
+            [Some(a), Some(b)] => Some(v(*a, *b, 0)),
+            [Some(a), Some(b), Some(c)] => Some(v(*a, *b, *c)),
+            _ => None,
+        }
+    };
+    let example = if framework == Framework::LlamaCpp { "b7079" } else { "0.11" };
+    let version = parsed.ok_or_else(|| {
+        format!(
+            "{}@{} is not a version (write it like {}@{example})",
+            framework.id(),
+            crate::text::clean_prefix(text, 20),
+            framework.id()
+        )
+    })?;
+    if version < old || version > new {
+        return Err(format!(
+            "{}@{version} is outside the releases vramfit knows, {old} to {new}",
+            framework.id()
+        ));
+    }
+    Ok(version)
+}
+
+// ---- vLLM ------------------------------------------------------------------------------
+
+/// vLLM's V1 engine (the default from 0.8): chunked prefill always on, one profiling run of
+/// `max_num_batched_tokens` tokens. Before it, V0 profiled a whole `max_model_len` prefill
+/// when chunked prefill was off (its default up to 32K contexts).
+pub fn vllm_v1(version: Version) -> bool {
+    version >= v(0, 8, 0)
+}
+
+/// vLLM's default `gpu_memory_utilization`: 0.90 up to 0.19 (`CacheConfig`), 0.92 from 0.20
+/// (`vllm/config/cache.py`: `Field(default=0.92, …)`), and from 0.34 unset, resolved to 1.0
+/// with the extensible KV cache (`resolved_gpu_memory_utilization`).
+pub fn vllm_default_util(version: Version) -> f64 {
+    if version >= v(0, 34, 0) {
+        1.0
+    } else if version >= v(0, 20, 0) {
+        0.92
+    } else {
+        0.9
+    }
+}
+
+/// Where vLLM's CUDA graphs sit against its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphMemory {
+    /// Captured after the KV cache is allocated, on top of `total × util` (≤ 0.19: the
+    /// estimator of 0.18–0.19 is off by default).
+    Outside,
+    /// Estimated during profiling and taken out of the KV budget (0.20–0.33:
+    /// `VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS` on by default).
+    Estimated,
+    /// Measured: the extensible KV cache is committed after capture (0.34).
+    Measured,
+}
+
+pub fn vllm_graph_memory(version: Version) -> GraphMemory {
+    if version >= v(0, 34, 0) {
+        GraphMemory::Measured
+    } else if version >= v(0, 20, 0) {
+        GraphMemory::Estimated
+    } else {
+        GraphMemory::Outside
+    }
+}
+
+/// vLLM 0.34's extensible KV cache sizes the pool from what is free after warm-up and graph
+/// capture, keeping back `max(1 GiB, 0.75 × the transient peak)` and the transient peak
+/// itself (`vllm/v1/worker/extensible_kv_cache.py`: `KV_CACHE_MARGIN_FLOOR_BYTES`,
+/// `KV_CACHE_MARGIN_FRACTION`).
+pub fn vllm_extensible_kv(version: Version) -> bool {
+    version >= v(0, 34, 0)
+}
+
+/// The largest batch vLLM captures a CUDA graph for (`_set_cudagraph_sizes`): twice
+/// `max_num_seqs`, at most 512 and at most `max_num_batched_tokens`.
+pub fn vllm_graph_sizes(max_num_seqs: u64, max_batched_tokens: u64, version: Version) -> u64 {
+    let top = (max_num_seqs * 2).min(512).min(max_batched_tokens);
+    let mut n = [1u64, 2, 4].iter().filter(|&&s| s <= top).count() as u64;
+    if version >= v(0, 12, 0) {
+        // Step 8 below 256, step 16 from 256.
+        if top >= 8 {
+            n += (top.min(255) - 8) / 8 + 1;
+        }
+        if top >= 256 {
+            n += (top - 256) / 16 + 1;
+        }
+    } else if top >= 8 {
+        n += (top - 8) / 8 + 1;
+    }
+    n
+}
+
+/// Whether vLLM captures FULL graphs beside the piecewise ones (`FULL_AND_PIECEWISE`, the
+/// default from 0.11): twice as many graphs, sharing one pool.
+pub fn vllm_full_and_piecewise(version: Version) -> bool {
+    version >= v(0, 11, 0)
+}
+
+// ---- llama.cpp -------------------------------------------------------------------------
+
+/// llama-server's slots: with `-np` unset it runs 4 slots sharing one unified KV cache of
+/// `n_ctx` cells (`n_parallel = -1` → 4, `kv_unified = true`, PR #16736; reported at build
+/// b7079, 2025-11-16); before, one slot.
+pub fn llama_cpp_auto_slots(version: Version) -> bool {
+    version >= Version::Build(7079)
+}
+
+/// `-c` unset means the model's training context (`n_ctx = 0`), with `--fit` on by default
+/// keeping 1 GiB free per device (PR #16653, on by default from about b7437, December 2025);
+/// before, 4,096 cells and no fitting.
+pub fn llama_cpp_fit(version: Version) -> bool {
+    version >= Version::Build(7437)
+}
+
+/// Free memory `--fit` leaves on each device (`fit_params_target`, 1 GiB each).
+pub const LLAMA_CPP_FIT_MARGIN: f64 = 1_073_741_824.0;
+/// The smallest context `--fit` shrinks to (`fit_params_min_ctx`).
+pub const LLAMA_CPP_FIT_MIN_CTX: u64 = 4096;
+
+// ---- Ollama ----------------------------------------------------------------------------
+
+/// Ollama's default `num_ctx`: 2,048 up to 0.6.6, 4,096 from 0.6.7 (`envconfig`
+/// `ContextLength` default), and from 0.15.5 by the total VRAM of all cards less
+/// `OLLAMA_GPU_OVERHEAD` (`server/routes.go`): 262,144 from 47 GiB, 32,768 from 23 GiB,
+/// else 4,096 — never past the model's training context.
+pub fn ollama_default_context(version: Version, total_vram_bytes: f64) -> u64 {
+    const GIB: f64 = 1_073_741_824.0;
+    if version >= v(0, 15, 5) {
+        if total_vram_bytes >= 47.0 * GIB {
+            262_144
+        } else if total_vram_bytes >= 23.0 * GIB {
+            32_768
+        } else {
+            4096
+        }
+    } else if version >= v(0, 6, 7) {
+        4096
+    } else {
+        2048
+    }
+}
+
+/// Ollama's default `OLLAMA_NUM_PARALLEL`: 1 from 0.9.7 (#11330); before, automatic (2
+/// where memory allowed).
+pub fn ollama_default_parallel(version: Version) -> u64 {
+    if version >= v(0, 9, 7) { 1 } else { 2 }
+}
+
+/// What Ollama sets aside on each card before placing anything (`ml/device.go`
+/// `MinimumMemory`: 457 MiB, 512 MiB on Metal).
+pub fn ollama_reserve_bytes(metal: bool) -> f64 {
+    (if metal { 512.0 } else { 457.0 }) * 1_048_576.0
+}
+
+/// From 0.30 Ollama runs upstream llama-server (#16031) and leaves placement to its `--fit`.
+pub fn ollama_runs_llama_server(version: Version) -> bool {
+    version >= v(0, 30, 0)
+}
+
+/// Read `name` or `name@version` (`vllm`, `vllm@0.11`, `llama.cpp@b7079`): the framework and
+/// the release asked for (`None`: the newest known).
+pub fn parse_runtime(text: &str) -> Result<(Framework, Option<Version>), String> {
+    let (name, version) = match text.split_once('@') {
+        Some((n, v)) => (n, Some(v)),
+        None => (text, None),
+    };
+    let framework = Framework::from_id(name.trim()).ok_or_else(|| {
+        format!(
+            "unknown framework '{}'; one of {}",
+            crate::text::clean_prefix(name, 30),
+            Framework::ALL.iter().map(|f| f.id()).collect::<Vec<_>>().join(", ")
+        )
+    })?;
+    let version = version.map(|v| parse(framework, v)).transpose()?;
+    Ok((framework, version))
+}
+
+/// `name` or `name@version`, as [`parse_runtime`] reads it.
+pub fn runtime_id(framework: Framework, version: Option<Version>) -> String {
+    match version {
+        Some(v) => format!("{}@{v}", framework.id()),
+        None => framework.id().to_string(),
+    }
+}

@@ -1,0 +1,159 @@
+//! Today's runtimes by release: `--framework vllm@0.11` picks a release's rules, each rule
+//! checked here on a hand-computed case (docs/notes/runtime-rules.md quotes the code).
+
+mod common;
+use common::{segment, vramfit};
+
+use vramfit::catalog::Catalog;
+use vramfit::engine::release::{self, GraphMemory, Version};
+use vramfit::engine::memory::breakdown;
+use vramfit::engine::{Framework, Scenario, WeightPrecision};
+
+const GIB: f64 = 1_073_741_824.0;
+
+fn model(id: &str) -> vramfit::engine::Model {
+    Catalog::embedded().unwrap().model(id).unwrap().clone()
+}
+
+/// A vLLM scenario at a release, as `--framework vllm@X` sets it.
+fn vllm(version: &str, context: u64, seqs: u64, tokens: u64, cards: u32) -> Scenario {
+    let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+    let (framework, release) = release::parse_runtime(&format!("vllm@{version}")).unwrap();
+    sc.release = release;
+    sc.cards = cards;
+    framework.apply(&mut sc);
+    sc.context = context;
+    sc.max_num_seqs = seqs;
+    sc.max_batched_tokens = tokens;
+    sc
+}
+
+#[test]
+fn versions_read_and_refuse() {
+    assert_eq!(
+        release::parse_runtime("vllm@0.11").unwrap(),
+        (Framework::Vllm, Some(Version::Release(0, 11, 0)))
+    );
+    assert_eq!(
+        release::parse_runtime("llama.cpp@b7079").unwrap(),
+        (Framework::LlamaCpp, Some(Version::Build(7079)))
+    );
+    assert_eq!(release::parse_runtime("ollama").unwrap(), (Framework::Ollama, None));
+    let newer = release::parse_runtime("vllm@0.99").unwrap_err();
+    assert_eq!(newer, "vllm@0.99 is outside the releases vramfit knows, 0.4 to 0.34");
+    assert!(release::parse_runtime("vllm@banana").unwrap_err().contains("is not a version"));
+    assert!(release::parse_runtime("deepspeed@0.14").unwrap_err().contains("has no versions"));
+    // The command line says the same, exit 2.
+    let out = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--framework", "vllm@0.99"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the releases vramfit knows"));
+}
+
+/// The utilization default moved: 0.90 up to 0.19, 0.92 from 0.20, 1.0 with 0.34's extensible
+/// cache; the JSON names the release.
+#[test]
+fn vllm_utilization_follows_the_release() {
+    for (v, util) in [("0.11", 0.9), ("0.19", 0.9), ("0.20", 0.92), ("0.33", 0.92), ("0.34", 1.0)] {
+        let out = vramfit()
+            .args(["plan", "-m", "llama-3.1-8b", "--framework", &format!("vllm@{v}"), "--json"])
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["scenario"]["gpu_util"], util, "vllm@{v}");
+        assert_eq!(j["scenario"]["framework_version"], v, "vllm@{v}");
+    }
+    // No version: the newest known.
+    let out = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--framework", "vllm", "--json"])
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["scenario"]["framework_version"], "0.34");
+}
+
+/// V1's profiling run on Qwen3-32B at vLLM 0.11 with `vllm serve`'s H100 defaults (8,192
+/// tokens, 1,024 sequences): the forward's working set per token 2 × (2 × 5,120 + 2 × 8,192 +
+/// 2 × 1,024 + 3 × 25,600) = 210,944 B, and the sampler's 1,024 rows × 151,936 × 31 B.
+#[test]
+fn vllm_v1_profile_is_forward_plus_sampler_rows() {
+    let m = model("qwen3-32b");
+    let sc = vllm("0.11", 16_000, 1024, 8192, 1);
+    let b = breakdown(&m, &sc);
+    let act = b.segment(vramfit::engine::SegmentKind::Activations).unwrap();
+    assert_eq!(act.part("vllm_profile_forward"), 8192.0 * 210_944.0);
+    assert_eq!(act.part("vllm_sampler"), 1024.0 * 151_936.0 * 31.0);
+    // The measured peak was 5.64 GiB: forward + sampler = 6.10 GiB, +8 %.
+    let error = act.bytes / (5.64 * GIB) - 1.0;
+    assert!((0.0..0.09).contains(&error), "{error}");
+    // V0 sampled max_num_seqs rows in three fp32 copies, and with chunked prefill off (up to
+    // 32K) prefilled a whole max_model_len.
+    let v0 = breakdown(&m, &vllm("0.6", 16_000, 256, 2048, 1));
+    let act = v0.segment(vramfit::engine::SegmentKind::Activations).unwrap();
+    assert_eq!(act.part("vllm_profile_forward"), 16_000.0 * 210_944.0);
+    assert_eq!(act.part("vllm_sampler"), 256.0 * 151_936.0 * 12.0);
+}
+
+/// V1 counts only the non-torch memory that grows after its baseline (0.14 GiB on one card,
+/// 0.55 GiB per card under tensor parallel); V0 counted the CUDA context; CUDA graphs come
+/// inside the budget from 0.20 (graphs × layers × 0.17 MiB); 0.34 keeps back the extensible
+/// cache's margin, at least 1 GiB.
+#[test]
+fn vllm_overhead_parts_follow_the_release() {
+    let m = model("llama-3.1-8b");
+    let overhead = |sc: &Scenario| {
+        breakdown(&m, sc)
+            .segment(vramfit::engine::SegmentKind::Overhead)
+            .unwrap()
+            .clone()
+    };
+    let v011 = overhead(&vllm("0.11", 8192, 256, 8192, 1));
+    assert_eq!(v011.part("vllm_non_torch"), 0.14 * GIB);
+    assert_eq!(v011.part("cuda_context"), 0.0);
+    assert_eq!(v011.part("vllm_cuda_graphs"), 0.0);
+    let tp2 = overhead(&vllm("0.11", 8192, 256, 8192, 2));
+    assert_eq!(tp2.part("vllm_non_torch"), 0.55 * GIB);
+    let v06 = overhead(&vllm("0.6", 8192, 256, 8192, 1));
+    assert_eq!(v06.part("cuda_context"), 0.5e9);
+    assert_eq!(v06.part("vllm_non_torch"), 0.0);
+    // 0.20: 256 sequences → capture sizes up to 512: 3 + 31 + 17 = 51, FULL and PIECEWISE.
+    assert_eq!(release::vllm_graph_sizes(256, 8192, Version::Release(0, 20, 0)), 51);
+    assert_eq!(release::vllm_graph_sizes(256, 8192, Version::Release(0, 11, 0)), 67);
+    assert_eq!(release::vllm_graph_memory(Version::Release(0, 19, 0)), GraphMemory::Outside);
+    let v020 = overhead(&vllm("0.20", 8192, 256, 8192, 1));
+    assert_eq!(v020.part("vllm_cuda_graphs"), 102.0 * 32.0 * 0.17 * 1_048_576.0);
+    let v034 = overhead(&vllm("0.34", 8192, 256, 8192, 1));
+    assert_eq!(v034.part("cuda_context"), 0.5e9);
+    let peak = breakdown(&m, &vllm("0.34", 8192, 256, 8192, 1)).get(vramfit::engine::SegmentKind::Activations);
+    assert_eq!(v034.part("vllm_kv_margin"), GIB.max(0.75 * peak));
+}
+
+/// A checkpoint that keeps attention in 16-bit: gpt-oss-20b's MXFP4 quantizes the experts
+/// only, so its 24 attention blocks (q 2,880 × 4,096, k and v 2,880 × 512, o 4,096 × 2,880,
+/// their biases and 64 sinks) count 2 bytes a parameter.
+#[test]
+fn a_checkpoint_note_keeps_attention_16_bit() {
+    let m = model("gpt-oss-20b");
+    let attention = (2880 * 4096 + 4096) + 2 * (2880 * 512 + 512) + (4096 * 2880 + 2880) + 64;
+    assert_eq!(m.arch.attention_params(), attention);
+    let kept = m.arch.unquantized_params_in(Some(WeightPrecision::Mxfp4)) - m.arch.unquantized_params();
+    assert_eq!(kept, 24 * attention);
+    // Other formats quantize attention as before.
+    assert_eq!(
+        m.arch.unquantized_params_in(Some(WeightPrecision::Q4KM)),
+        m.arch.unquantized_params()
+    );
+    let out = vramfit()
+        .args(["plan", "-m", "gpt-oss-20b", "--weights", "mxfp4", "--json"])
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        segment(&j, "weights")["formula"]
+            .as_str()
+            .unwrap()
+            .contains("embedding/norm/attention params × 2 B")
+    );
+}
