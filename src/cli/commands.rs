@@ -100,6 +100,9 @@ pub fn run(
             let rows = crate::accuracy::evaluate(&catalog).map_err(CliError)?;
             out.write_all(crate::accuracy::markdown(&rows).as_bytes())
                 .map_err(io)?;
+            let speed = crate::accuracy::speed::evaluate(&catalog).map_err(CliError)?;
+            out.write_all(crate::accuracy::speed_report::markdown(&speed).as_bytes())
+                .map_err(io)?;
         }
         Command::Screenshots { dir } => {
             // Say where, before writing: the default folder is relative to where you stand.
