@@ -20,6 +20,11 @@ use serde::Serialize;
 
 pub use class::{Family, Hardware, Shape};
 
+use crate::engine::fit::FitOption;
+use crate::engine::gpu::Gpu;
+use crate::engine::model::Model;
+use crate::engine::scenario::Scenario;
+
 /// Fewest runs a class needs before its median is used.
 pub const MIN_RUNS: usize = 3;
 
@@ -118,8 +123,9 @@ pub fn expected_decode(per_stream: f64, aggregate: f64, class: &Efficiency) -> (
     )
 }
 
-/// Expected prefill = the compute roofline's prefill rate (prompt ÷ its seconds) × the
-/// prefill class's median share; time to first token = the roofline's seconds ÷ that share.
+/// Expected prefill = the compute roofline's prefill rate (prompt tokens ÷ its seconds) ×
+/// the prefill class's median share; time to first token = the roofline's seconds ÷ that
+/// share.
 pub fn expected_prefill(prompt: u64, roofline_seconds: f64, class: &Efficiency) -> (f64, f64) {
     (
         prompt as f64 / roofline_seconds * class.median,
@@ -129,6 +135,7 @@ pub fn expected_prefill(prompt: u64, roofline_seconds: f64, class: &Efficiency) 
 
 /// Expected speeds for a shape under its ceilings: decode from [`table::DECODE`], prefill
 /// from [`table::PREFILL`]. `prefill` is (prompt tokens, the roofline's prefill seconds).
+/// An offloaded shape gets no prefill figure: the runs hold no offloaded prefill class.
 pub fn expected(
     shape: &Shape,
     per_stream: Option<f64>,
@@ -155,4 +162,35 @@ pub fn expected(
         e.prefill_class = Some(*class);
     }
     e
+}
+
+/// The class shape of a plan option: its runtime's family (`Family::of_plan`), its card's
+/// hardware, its weights, the model's size and experts, the batch, and whether it spills
+/// to host RAM (then the placement's decode time is the ceiling, and the offload class
+/// applies).
+pub fn shape_of(model: &Model, sc: &Scenario, gpu: &Gpu, o: &FitOption) -> Shape {
+    Shape {
+        family: Family::of_plan(sc.framework, sc.weights, gpu.class()),
+        hardware: Hardware::of(gpu),
+        weights: sc.weights,
+        params: model.params().total as f64,
+        moe: model.is_moe(),
+        batch: sc.batch.max(1),
+        offload: o.spills(),
+    }
+}
+
+/// Expected speeds of one plan option beside its ceilings (decode per stream and
+/// aggregate, the prefill of the batch's prompts): none for training options.
+pub fn for_option(model: &Model, sc: &Scenario, gpu: &Gpu, o: &FitOption) -> Expected {
+    let Some(roof) = o.roofline.filter(|_| !sc.method.is_training()) else {
+        return Expected::default();
+    };
+    let tokens = sc.prompt.max(1) * sc.batch.max(1);
+    expected(
+        &shape_of(model, sc, gpu, o),
+        o.decode_tokens_per_s,
+        Some(roof.aggregate),
+        roof.prefill_seconds.map(|s| (tokens, s)),
+    )
 }
