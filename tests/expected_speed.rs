@@ -323,3 +323,32 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
     assert_eq!(s.outside_band, 0, "a min–max band holds its own runs");
     assert!(s.above_ceiling.is_empty(), "{:?}", s.above_ceiling);
 }
+
+#[test]
+fn the_fit_json_carries_the_expected_speeds() {
+    let out = common::vramfit()
+        .args([
+            "fit",
+            "--json",
+            "--no-detect",
+            "--model",
+            "llama-3.1-8b",
+            "--weights",
+            "q4_k_m",
+            "--gpu",
+            "rtx-4090",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = &v["target"];
+    let ceiling = t["decode_tokens_per_s"].as_f64().unwrap();
+    assert!((t["expected_decode_tokens_per_s"].as_f64().unwrap() - ceiling * 0.6158).abs() < 0.02);
+    assert_eq!(t["speed_class"]["name"], "ggml · gddr · k-quant");
+    for s in v["suggestions"].as_array().unwrap() {
+        for key in FIELDS {
+            assert!(s.get(key).is_some(), "{key} absent from a suggestion");
+        }
+    }
+}

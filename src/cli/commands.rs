@@ -291,7 +291,7 @@ fn run_fit(
     };
     let advice = advise(&model, &catalog.gpus, &scenario, target);
     let text = if args.json {
-        let json = crate::present::advice::advice_json(&advice, &catalog.gpus);
+        let json = crate::present::advice::advice_json(&advice, &catalog.gpus, &model, &scenario);
         serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))? + "\n"
     } else {
         crate::present::advice::advice_text(&advice, &catalog.gpus, &scenario, &model.name)
