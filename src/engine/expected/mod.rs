@@ -194,3 +194,69 @@ pub fn for_option(model: &Model, sc: &Scenario, gpu: &Gpu, o: &FitOption) -> Exp
         roof.prefill_seconds.map(|s| (tokens, s)),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_linear_between_ranks() {
+        let v = [0.2, 0.4, 0.6, 0.8];
+        assert_eq!(quantile(&v, 0.5), 0.5);
+        assert_eq!(quantile(&v, 0.0), 0.2);
+        assert_eq!(quantile(&v, 1.0), 0.8);
+        assert_eq!(quantile(&[0.3], 0.5), 0.3);
+    }
+
+    #[test]
+    fn a_coarse_class_holds_its_finer_runs_and_three_runs_give_a_figure() {
+        let k = |keys: &[&str]| keys.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let runs = vec![
+            (k(&["a · x", "a"]), 0.5),
+            (k(&["a · x", "a"]), 0.7),
+            (k(&["a · y", "a"]), 0.6),
+        ];
+        let t = fit(&runs);
+        let a = t.iter().find(|c| c.name == "a").unwrap();
+        assert_eq!((a.runs, a.median, a.low, a.high), (3, 0.6, 0.5, 0.7));
+        // "a · x" has two runs: the pick falls back to "a".
+        assert_eq!(pick_fitted(&t, &k(&["a · x", "a"])).unwrap().name, "a");
+        assert!(pick_fitted(&t, &k(&["b"])).is_none());
+    }
+
+    #[test]
+    fn the_modifier_order_is_offload_batch_moe_small_kernel() {
+        let s = Shape {
+            family: Family::Ggml,
+            hardware: Hardware::Gddr,
+            weights: crate::engine::WeightPrecision::Q4KM,
+            params: 2e9,
+            moe: true,
+            batch: 8,
+            offload: true,
+        };
+        assert_eq!(s.decode_keys(), vec!["offload".to_string()]);
+        let s = Shape { offload: false, ..s };
+        assert_eq!(s.modifier(), "batch");
+        assert_eq!(Shape { batch: 1, ..s }.modifier(), "moe");
+        assert_eq!(
+            Shape {
+                batch: 1,
+                moe: false,
+                ..s
+            }
+            .modifier(),
+            "small"
+        );
+        let dense = Shape {
+            batch: 1,
+            moe: false,
+            params: 8e9,
+            ..s
+        };
+        assert_eq!(
+            dense.decode_keys(),
+            vec!["ggml · gddr · k-quant", "ggml · k-quant", "ggml · gddr"]
+        );
+    }
+}
