@@ -21,7 +21,7 @@ fn same(kind: &str, stored: &[Efficiency], fitted: &[Fitted]) {
     assert_eq!(
         names(stored.iter().map(|c| c.name).collect()),
         names(fitted.iter().map(|c| c.name.as_str()).collect()),
-        "{kind}: the classes of engine::expected::table differ from the runs': regenerate it with accuracy::speed::table_source"
+        "{kind}: the classes of engine::expected::table differ from the runs': regenerate it (print_the_table)"
     );
     for (s, f) in stored.iter().zip(&fitted) {
         assert_eq!(s.runs, f.runs, "{kind} {}", s.name);
@@ -45,6 +45,14 @@ fn the_tables_are_what_the_runs_give() {
     let e = evaluation();
     same("decode", table::DECODE, &e.decode_table);
     same("prefill", table::PREFILL, &e.prefill_table);
+}
+
+/// The source of `src/engine/expected/table.rs` for the runs as they stand:
+/// `cargo test --test expected_speed -- --ignored --nocapture print_the_table`.
+#[test]
+#[ignore]
+fn print_the_table() {
+    println!("{}", speed::table_source(&evaluation()));
 }
 
 #[test]
