@@ -175,10 +175,12 @@ impl PlanFile {
         }
         let (framework, release) = match self.framework.split_once('@') {
             // A release named: its parse says what is wrong with it.
-            Some(_) => crate::engine::release::parse_runtime(&self.framework).map_err(|message| KnobError {
-                flag: "framework",
-                message,
-            })?,
+            Some(_) => {
+                crate::engine::release::parse_runtime(&self.framework).map_err(|message| KnobError {
+                    flag: "framework",
+                    message,
+                })?
+            }
             None => (pick::<Framework>("framework", &self.framework)?, None),
         };
         let sc = Scenario {

@@ -123,7 +123,8 @@ fn bandwidth_ceilings_hold_for_every_decode_measurement() {
 #[test]
 fn docs_accuracy_md_is_the_generated_table() {
     let catalog = Catalog::embedded().unwrap();
-    let table = markdown(&evaluate(&catalog).unwrap());
+    let speed = vramfit::accuracy::speed::evaluate(&catalog).unwrap();
+    let table = markdown(&evaluate(&catalog).unwrap()) + &vramfit::accuracy::speed_report::markdown(&speed);
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/accuracy.md")).unwrap();
     assert_eq!(
         doc, table,

@@ -88,15 +88,17 @@ fn ollama_is_llama_cpp_with_four_slots_of_its_default_context() {
     );
 }
 
-/// vLLM's profiling run for Llama 3.1 8B: 8,192 tokens × 122,880 B (2·(2h + 2q + 2kv + 3I))
-/// = 1,006,632,960 and the sampler's three fp32 copies of 256 × 128,256 logits = 394,002,432.
+/// vLLM's profiling run for Llama 3.1 8B at the newest release (V1): 8,192 tokens × 122,880 B
+/// (2·(2h + 2q + 2kv + 3I)) = 1,006,632,960 and the sampler's min(8,192, 256) rows × 128,256
+/// × 31 B = 1,017,839,616; 0.34 leaves gpu_memory_utilization unset (1.0, the extensible
+/// cache). V0 (vllm@0.6) sampled in three fp32 copies: 394,002,432.
 #[test]
 fn vllm_keeps_its_profiling_peak_free() {
     let m = model("llama-3.1-8b");
     let sc = serving(WeightPrecision::Bf16, Framework::Vllm);
     assert_eq!(
         (sc.gpu_util, sc.max_batched_tokens, sc.max_num_seqs),
-        (0.9, 8192, 256)
+        (1.0, 8192, 256)
     );
     assert_eq!(
         part(&sc, &m, SegmentKind::Activations, "vllm_profile_forward"),
@@ -104,11 +106,19 @@ fn vllm_keeps_its_profiling_peak_free() {
     );
     assert_eq!(
         part(&sc, &m, SegmentKind::Activations, "vllm_sampler"),
-        394_002_432.0
+        1_017_839_616.0
     );
     assert_eq!(
         part(&sc, &m, SegmentKind::Overhead, "allocator_fragmentation"),
         0.0
+    );
+    let v0 = Scenario {
+        release: Some(vramfit::engine::release::Version::Release(0, 6, 0)),
+        ..sc
+    };
+    assert_eq!(
+        part(&v0, &m, SegmentKind::Activations, "vllm_sampler"),
+        394_002_432.0
     );
 }
 

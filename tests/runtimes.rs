@@ -5,8 +5,8 @@ mod common;
 use common::{segment, vramfit};
 
 use vramfit::catalog::Catalog;
-use vramfit::engine::release::{self, GraphMemory, Version};
 use vramfit::engine::memory::breakdown;
+use vramfit::engine::release::{self, GraphMemory, Version};
 use vramfit::engine::{Framework, Scenario, WeightPrecision};
 
 const GIB: f64 = 1_073_741_824.0;
@@ -38,11 +38,25 @@ fn versions_read_and_refuse() {
         release::parse_runtime("llama.cpp@b7079").unwrap(),
         (Framework::LlamaCpp, Some(Version::Build(7079)))
     );
-    assert_eq!(release::parse_runtime("ollama").unwrap(), (Framework::Ollama, None));
+    assert_eq!(
+        release::parse_runtime("ollama").unwrap(),
+        (Framework::Ollama, None)
+    );
     let newer = release::parse_runtime("vllm@0.99").unwrap_err();
-    assert_eq!(newer, "vllm@0.99 is outside the releases vramfit knows, 0.4 to 0.34");
-    assert!(release::parse_runtime("vllm@banana").unwrap_err().contains("is not a version"));
-    assert!(release::parse_runtime("deepspeed@0.14").unwrap_err().contains("has no versions"));
+    assert_eq!(
+        newer,
+        "vllm@0.99 is outside the releases vramfit knows, 0.4 to 0.34"
+    );
+    assert!(
+        release::parse_runtime("vllm@banana")
+            .unwrap_err()
+            .contains("is not a version")
+    );
+    assert!(
+        release::parse_runtime("deepspeed@0.14")
+            .unwrap_err()
+            .contains("has no versions")
+    );
     // The command line says the same, exit 2.
     let out = vramfit()
         .args(["plan", "-m", "llama-3.1-8b", "--framework", "vllm@0.99"])
@@ -56,9 +70,22 @@ fn versions_read_and_refuse() {
 /// cache; the JSON names the release.
 #[test]
 fn vllm_utilization_follows_the_release() {
-    for (v, util) in [("0.11", 0.9), ("0.19", 0.9), ("0.20", 0.92), ("0.33", 0.92), ("0.34", 1.0)] {
+    for (v, util) in [
+        ("0.11", 0.9),
+        ("0.19", 0.9),
+        ("0.20", 0.92),
+        ("0.33", 0.92),
+        ("0.34", 1.0),
+    ] {
         let out = vramfit()
-            .args(["plan", "-m", "llama-3.1-8b", "--framework", &format!("vllm@{v}"), "--json"])
+            .args([
+                "plan",
+                "-m",
+                "llama-3.1-8b",
+                "--framework",
+                &format!("vllm@{v}"),
+                "--json",
+            ])
             .output()
             .unwrap();
         let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -119,14 +146,24 @@ fn vllm_overhead_parts_follow_the_release() {
     assert_eq!(v06.part("cuda_context"), 0.5e9);
     assert_eq!(v06.part("vllm_non_torch"), 0.0);
     // 0.20: 256 sequences → capture sizes up to 512: 3 + 31 + 17 = 51, FULL and PIECEWISE.
-    assert_eq!(release::vllm_graph_sizes(256, 8192, Version::Release(0, 20, 0)), 51);
-    assert_eq!(release::vllm_graph_sizes(256, 8192, Version::Release(0, 11, 0)), 67);
-    assert_eq!(release::vllm_graph_memory(Version::Release(0, 19, 0)), GraphMemory::Outside);
+    assert_eq!(
+        release::vllm_graph_sizes(256, 8192, Version::Release(0, 20, 0)),
+        51
+    );
+    assert_eq!(
+        release::vllm_graph_sizes(256, 8192, Version::Release(0, 11, 0)),
+        67
+    );
+    assert_eq!(
+        release::vllm_graph_memory(Version::Release(0, 19, 0)),
+        GraphMemory::Outside
+    );
     let v020 = overhead(&vllm("0.20", 8192, 256, 8192, 1));
     assert_eq!(v020.part("vllm_cuda_graphs"), 102.0 * 32.0 * 0.17 * 1_048_576.0);
     let v034 = overhead(&vllm("0.34", 8192, 256, 8192, 1));
     assert_eq!(v034.part("cuda_context"), 0.5e9);
-    let peak = breakdown(&m, &vllm("0.34", 8192, 256, 8192, 1)).get(vramfit::engine::SegmentKind::Activations);
+    let peak =
+        breakdown(&m, &vllm("0.34", 8192, 256, 8192, 1)).get(vramfit::engine::SegmentKind::Activations);
     assert_eq!(v034.part("vllm_kv_margin"), GIB.max(0.75 * peak));
 }
 

@@ -63,6 +63,8 @@ pub enum Compare {
 }
 
 mod setups;
+pub mod speed;
+pub mod speed_report;
 pub use setups::{SETUPS, Setup, setups};
 
 /// GPTBigCode 15.5B (bigcode/octocoder), which the catalog does not carry.

@@ -271,7 +271,10 @@ impl ModelEntry {
                 _ => {
                     return fail(
                         "attention_16bit_in",
-                        format!("'attention_16bit_in' = '{}' is not a quantized weight format", crate::text::clean_prefix(f, 20)),
+                        format!(
+                            "'attention_16bit_in' = '{}' is not a quantized weight format",
+                            crate::text::clean_prefix(f, 20)
+                        ),
                     );
                 }
             }

@@ -100,6 +100,9 @@ pub fn run(
             let rows = crate::accuracy::evaluate(&catalog).map_err(CliError)?;
             out.write_all(crate::accuracy::markdown(&rows).as_bytes())
                 .map_err(io)?;
+            let speed = crate::accuracy::speed::evaluate(&catalog).map_err(CliError)?;
+            out.write_all(crate::accuracy::speed_report::markdown(&speed).as_bytes())
+                .map_err(io)?;
         }
         Command::Screenshots { dir } => {
             // Say where, before writing: the default folder is relative to where you stand.
@@ -288,7 +291,7 @@ fn run_fit(
     };
     let advice = advise(&model, &catalog.gpus, &scenario, target);
     let text = if args.json {
-        let json = crate::present::advice::advice_json(&advice, &catalog.gpus);
+        let json = crate::present::advice::advice_json(&advice, &catalog.gpus, &model, &scenario);
         serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))? + "\n"
     } else {
         crate::present::advice::advice_text(&advice, &catalog.gpus, &scenario, &model.name)

@@ -148,12 +148,8 @@ pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
 }
 
 /// Parse `--framework NAME[@VERSION]` (`vllm`, `vllm@0.11`, `llama.cpp@b7079`).
-pub fn runtime() -> impl TypedValueParser<
-    Value = (
-        crate::engine::Framework,
-        Option<crate::engine::release::Version>,
-    ),
-> {
+pub fn runtime()
+-> impl TypedValueParser<Value = (crate::engine::Framework, Option<crate::engine::release::Version>)> {
     clap::builder::NonEmptyStringValueParser::new()
         .try_map(|s: String| crate::engine::release::parse_runtime(&s))
 }

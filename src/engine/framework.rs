@@ -18,9 +18,7 @@ impl Framework {
     pub fn presets(self, sc: &Scenario) -> Vec<Preset> {
         use Setting::*;
         let training = sc.method.is_training();
-        let version = sc
-            .version()
-            .unwrap_or(super::release::Version::Release(0, 0, 0));
+        let version = sc.version().unwrap_or(super::release::Version::Release(0, 0, 0));
         let p = |setting: Setting, source: &'static str| Preset { setting, source };
         match self {
             Self::Generic if training => vec![

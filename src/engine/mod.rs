@@ -7,6 +7,7 @@ pub mod calibrated;
 pub mod choice;
 pub mod decode;
 pub mod defaults;
+pub mod expected;
 pub mod fit;
 pub mod framework;
 pub mod gpu;

@@ -87,7 +87,11 @@ pub fn parse(framework: Framework, text: &str) -> Result<Version, String> {
             _ => None,
         }
     };
-    let example = if framework == Framework::LlamaCpp { "b7079" } else { "0.11" };
+    let example = if framework == Framework::LlamaCpp {
+        "b7079"
+    } else {
+        "0.11"
+    };
     let version = parsed.ok_or_else(|| {
         format!(
             "{}@{} is not a version (write it like {}@{example})",
@@ -255,7 +259,11 @@ pub fn parse_runtime(text: &str) -> Result<(Framework, Option<Version>), String>
         format!(
             "unknown framework '{}'; one of {}",
             crate::text::clean_prefix(name, 30),
-            Framework::ALL.iter().map(|f| f.id()).collect::<Vec<_>>().join(", ")
+            Framework::ALL
+                .iter()
+                .map(|f| f.id())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     })?;
     let version = version.map(|v| parse(framework, v)).transpose()?;

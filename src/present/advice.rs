@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::engine::advise::{Advice, Change, Suggestion, Target};
 use crate::engine::units::group_thousands;
-use crate::engine::{Choice, Gpu};
+use crate::engine::{Choice, Gpu, Model, Scenario};
 use crate::lang::Lang;
 use crate::{tr, tr_in};
 
@@ -142,6 +142,11 @@ pub struct TargetJson {
     pub count: u32,
     pub verdict: &'static str,
     pub free_bytes_per_card: crate::engine::breakdown::SignedBytes,
+    /// The decode ceiling per stream as the scenario stands, and what runs of its class
+    /// reached.
+    pub decode_tokens_per_s: Option<f64>,
+    #[serde(flatten)]
+    pub expected: super::json::ExpectedJson,
 }
 
 #[derive(Serialize)]
@@ -154,6 +159,9 @@ pub struct SuggestionJson {
     pub price_usd_month: Option<f64>,
     pub host_bytes: crate::engine::breakdown::UnsignedBytes,
     pub note: Option<String>,
+    /// What runs of the changed plan's class reached, beside its ceiling.
+    #[serde(flatten)]
+    pub expected: super::json::ExpectedJson,
 }
 
 #[derive(Serialize)]
@@ -164,8 +172,10 @@ pub struct AdviceJson {
     pub suggestions: Vec<SuggestionJson>,
 }
 
-fn suggestion_json(s: &Suggestion, gpus: &[Gpu]) -> SuggestionJson {
+fn suggestion_json(s: &Suggestion, gpus: &[Gpu], model: &Model, a: &Advice, sc: &Scenario) -> SuggestionJson {
+    let (changed, _) = s.change.apply(sc, a.target);
     SuggestionJson {
+        expected: super::json::expected_json(model, &changed, &gpus[s.after.gpu], &s.after),
         change: label_in(&s.change, gpus, Lang::En),
         flags: flags(&s.change, gpus),
         verdict: s.after.verdict.id(),
@@ -177,17 +187,23 @@ fn suggestion_json(s: &Suggestion, gpus: &[Gpu]) -> SuggestionJson {
     }
 }
 
-pub fn advice_json(a: &Advice, gpus: &[Gpu]) -> AdviceJson {
+pub fn advice_json(a: &Advice, gpus: &[Gpu], model: &Model, sc: &Scenario) -> AdviceJson {
     AdviceJson {
         target: TargetJson {
             gpu: gpus[a.target.gpu].id.clone(),
             count: a.target.count,
             verdict: a.now.verdict.id(),
             free_bytes_per_card: crate::engine::breakdown::signed_bytes(a.now.free_bytes_per_card),
+            decode_tokens_per_s: a.now.decode_tokens_per_s.map(super::json::round2),
+            expected: super::json::expected_json(model, sc, &gpus[a.target.gpu], &a.now),
         },
         max_context: a.max_context,
         max_batch: a.max_batch,
-        suggestions: a.suggestions.iter().map(|s| suggestion_json(s, gpus)).collect(),
+        suggestions: a
+            .suggestions
+            .iter()
+            .map(|s| suggestion_json(s, gpus, model, a, sc))
+            .collect(),
     }
 }
 

@@ -271,10 +271,7 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
     {
         // A paged engine's concurrency is its pool ÷ tokens per request, whatever batch
         // was asked: that is what the sequences above mean.
-        lines.push(tr!(
-            "explain.kv_pool_meaning",
-            engine = scenario.runtime_label()
-        ));
+        lines.push(tr!("explain.kv_pool_meaning", engine = scenario.runtime_label()));
     }
     // llama.cpp and Ollama serve their fixed slots, not what the budget could hold.
     if let Some(c) = option.serving.filter(|_| scenario.framework.is_ggml()) {

@@ -201,6 +201,33 @@ pub struct OptionJson<'a> {
     pub runtime_flags: Option<&'a str>,
     /// The placement's decode ceiling by part (device, bytes, seconds), when it spills.
     pub placement_speed: Option<&'a crate::engine::placement::speed::PlacedSpeed>,
+    /// What published runs of the option's class reached (`engine::expected`).
+    #[serde(flatten)]
+    pub expected: ExpectedJson,
+}
+
+/// The expected speeds beside an option's ceilings, in `plan --json` and `fit --json`.
+#[derive(Serialize, Default)]
+pub struct ExpectedJson {
+    /// Expected decode per stream (tokens/s): the ceiling × the median share of the
+    /// ceiling that published runs of this option's class reached; null where the class
+    /// has fewer than 3 runs.
+    pub expected_decode_tokens_per_s: Option<f64>,
+    /// [low, high]: the ceiling × the class's lowest and highest share.
+    pub expected_decode_band: Option<[f64; 2]>,
+    pub expected_aggregate_tokens_per_s: Option<f64>,
+    /// The compute roofline's prefill rate × the prefill class's median share.
+    pub expected_prefill_tokens_per_s: Option<f64>,
+    /// Time to first token for the batch's prompts at the expected prefill rate.
+    pub expected_ttft_s: Option<f64>,
+    /// The decode class the expected figures come from, and its runs.
+    pub speed_class: Option<SpeedClassJson>,
+}
+
+#[derive(Serialize)]
+pub struct SpeedClassJson {
+    pub name: &'static str,
+    pub runs: usize,
 }
 
 #[derive(Serialize)]
@@ -302,6 +329,23 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         total_layers: o.placement.as_ref().map(|p| p.total_layers),
         runtime_flags: o.placement.as_ref().map(|p| p.runtime_flags.as_str()),
         placement_speed: o.placement.as_ref().and_then(|p| p.speed.as_ref()),
+        expected: ExpectedJson::default(),
+    }
+}
+
+/// An option's expected speeds (`engine::expected::for_option`) as the JSON gives them.
+pub fn expected_json(model: &Model, scenario: &Scenario, gpu: &Gpu, o: &FitOption) -> ExpectedJson {
+    let e = crate::engine::expected::for_option(model, scenario, gpu, o);
+    ExpectedJson {
+        expected_decode_tokens_per_s: e.decode_tokens_per_s.map(round2),
+        expected_decode_band: e.decode_band.map(|[lo, hi]| [round2(lo), round2(hi)]),
+        expected_aggregate_tokens_per_s: e.aggregate_tokens_per_s.map(round2),
+        expected_prefill_tokens_per_s: e.prefill_tokens_per_s.map(round2),
+        expected_ttft_s: e.ttft_s.map(|s| (s * 1e4).round() / 1e4),
+        speed_class: e.decode_class.map(|c| SpeedClassJson {
+            name: c.name,
+            runs: c.runs,
+        }),
     }
 }
 
@@ -399,6 +443,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             .iter()
             .map(|o| {
                 let mut j = option_json(gpus, o);
+                j.expected = expected_json(model, scenario, &gpus[o.gpu], o);
                 if scenario.method.is_training() {
                     // Training options: the longest sequence and the largest micro-batch
                     // the judge fits, solved for each option here (the table does not

@@ -288,10 +288,16 @@ const VLLM_V0_CHUNKED_FROM: u64 = 32_768;
 /// rows (`_dummy_run`, `_dummy_sampler_run`); V0 with chunked prefill off prefilled at least
 /// a whole `max_model_len` and sampled `max_num_seqs` rows.
 pub fn vllm_profile_shape(sc: &Scenario) -> (u64, u64, f64) {
-    let version = sc.version().unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
+    let version = sc
+        .version()
+        .unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
     if crate::engine::release::vllm_v1(version) {
         let tokens = sc.max_batched_tokens;
-        (tokens, tokens.min(sc.max_num_seqs), VLLM_V1_SAMPLER_BYTES_PER_LOGIT)
+        (
+            tokens,
+            tokens.min(sc.max_num_seqs),
+            VLLM_V1_SAMPLER_BYTES_PER_LOGIT,
+        )
     } else {
         let tokens = if sc.context <= VLLM_V0_CHUNKED_FROM {
             sc.max_batched_tokens.max(sc.context)

@@ -66,7 +66,10 @@ pub fn overhead(model: &Model, sc: &Scenario, transient: f64, dequant: f64) -> S
             name: "cuda_context",
             bytes: CUDA_CONTEXT_BYTES,
         });
-        words_of.push(words!("CUDA context + workspaces {}", format_gb(CUDA_CONTEXT_BYTES)));
+        words_of.push(words!(
+            "CUDA context + workspaces {}",
+            format_gb(CUDA_CONTEXT_BYTES)
+        ));
     }
     if release::vllm_v1(version) {
         let tensor_parallel = sc.cards > 1 && sc.split == Split::Tensor;

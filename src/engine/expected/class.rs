@@ -1,0 +1,198 @@
+//! What limits a run's speed below its ceiling, as a class: the runtime family (its
+//! kernels and per-token overheads), the hardware class (what memory the ceiling reads) and
+//! the modifiers the published runs show to matter. A run's class is a list of keys from
+//! the finest to the coarsest; the figure comes from the finest key with enough runs.
+//!
+//! Long context is no modifier: the ceiling already reads the KV at the run's context, and
+//! the runs measured at depth (llama-bench `tg32 @ d32768` on GB10, `tg64 @ d4096` on the
+//! RX 7900 XTX, mlx-lm at 30K) reach about the share of their ceiling they reach at depth
+//! 0: within two points but for mlx-lm's 70B (92 % → 83 %), and as often up as down. Batch is one: at batch > 1 the aggregate ceiling (bandwidth or compute)
+//! is far from what the batched kernels reach.
+
+use crate::engine::gpu::{Gpu, GpuClass};
+use crate::engine::precision::WeightPrecision;
+use crate::engine::runtime::Framework;
+
+/// The runtime family: runtimes that share kernels and per-token costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// llama.cpp and Ollama (GGML kernels on CUDA, ROCm, Vulkan, Metal, SYCL).
+    Ggml,
+    /// vLLM, SGLang and TensorRT-LLM: CUDA graphs, fused kernels, paged attention.
+    Serving,
+    /// Hugging Face Transformers (and AutoAWQ on it): eager PyTorch, a launch per op.
+    Transformers,
+    /// MLX (mlx-lm, vllm-mlx) on Apple chips.
+    Mlx,
+    /// gpt-fast: PyTorch with torch.compile.
+    GptFast,
+    /// Anything else (MLC, ExLlama, IPEX-LLM, KTransformers): no class of its own.
+    Other,
+}
+
+impl Family {
+    pub const ALL: [Family; 6] = [
+        Self::Ggml,
+        Self::Serving,
+        Self::Transformers,
+        Self::Mlx,
+        Self::GptFast,
+        Self::Other,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Ggml => "ggml",
+            Self::Serving => "serving",
+            Self::Transformers => "transformers",
+            Self::Mlx => "mlx",
+            Self::GptFast => "gpt-fast",
+            Self::Other => "other",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.id() == id)
+    }
+
+    /// The family a plan's runtime belongs to. A plan with no runtime of its own
+    /// (`generic`) is read from what it runs: GGUF weights are llama.cpp's, anything else on
+    /// an Apple chip is MLX's, and anything else on a discrete card a serving engine's,
+    /// the runtimes those weights are published for.
+    pub fn of_plan(framework: Framework, weights: WeightPrecision, gpu: GpuClass) -> Self {
+        match framework {
+            Framework::LlamaCpp | Framework::Ollama => Self::Ggml,
+            Framework::Vllm | Framework::Sglang => Self::Serving,
+            Framework::Generic if weights.is_gguf() => Self::Ggml,
+            Framework::Generic if gpu == GpuClass::Apple => Self::Mlx,
+            Framework::Generic => Self::Serving,
+            _ => Self::Transformers,
+        }
+    }
+}
+
+/// The hardware class: what kind of memory the ceiling reads, and how close its kernels
+/// come to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Hardware {
+    /// Datacenter cards on HBM (and their slices).
+    Hbm,
+    /// Consumer and workstation cards on GDDR.
+    Gddr,
+    /// GPUs sharing the host's LPDDR (Strix Halo, GB10, Lunar Lake).
+    Integrated,
+    /// Apple's unified memory.
+    Apple,
+}
+
+impl Hardware {
+    /// A card's hardware class: Apple's chips, the other unified-memory GPUs, then what
+    /// its memory is (a datacenter card on GDDR, the L40S or P40, reads like a consumer one).
+    pub fn of(gpu: &Gpu) -> Self {
+        match gpu.class() {
+            GpuClass::Apple => Self::Apple,
+            GpuClass::Integrated => Self::Integrated,
+            _ if gpu.memory_type.to_ascii_uppercase().contains("HBM") => Self::Hbm,
+            _ => Self::Gddr,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Hbm => "hbm",
+            Self::Gddr => "gddr",
+            Self::Integrated => "integrated",
+            Self::Apple => "apple",
+        }
+    }
+}
+
+/// The kernel family a weight format decodes through.
+pub fn kernel(weights: WeightPrecision) -> &'static str {
+    use WeightPrecision as W;
+    match weights {
+        W::Q6K | W::Q5KM | W::Q4KM | W::Q3KM | W::Q2K => "k-quant",
+        W::Q4_0 | W::Q8_0 => "legacy-quant",
+        W::Fp32 | W::Bf16 | W::Fp16 => "16-bit",
+        W::Mxfp4 => "mxfp4",
+        W::Fp4 => "fp4",
+        W::Fp8 => "fp8",
+        W::Int8 => "int8",
+        W::Int4 => "int4",
+        W::Nf4 | W::Nf4Dq => "nf4",
+    }
+}
+
+/// Models this small pay fixed per-token costs (launches, sampling) that the weights'
+/// read no longer hides: ≤ 3.5 billion parameters (TinyLlama, Llama 3.2 3B, Qwen3 0.6B).
+pub const SMALL_MODEL_PARAMS: f64 = 3.5e9;
+
+/// What one decode run (or plan option) is, for its class.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shape {
+    pub family: Family,
+    pub hardware: Hardware,
+    pub weights: WeightPrecision,
+    /// Total parameters.
+    pub params: f64,
+    pub moe: bool,
+    /// Sequences decoded at once.
+    pub batch: u64,
+    /// Part of the weights read from host RAM.
+    pub offload: bool,
+}
+
+impl Shape {
+    /// The one modifier that names the run's sub-class, in the order the data shows
+    /// matters most: offload (RAM sets the pace), batch (aggregate up to compute), MoE
+    /// (routing and many small expert reads at batch 1), a small model (fixed per-token
+    /// costs), then the weight format's kernel.
+    pub fn modifier(&self) -> String {
+        if self.offload {
+            "offload".into()
+        } else if self.batch > 1 {
+            "batch".into()
+        } else if self.moe {
+            "moe".into()
+        } else if self.params <= SMALL_MODEL_PARAMS {
+            "small".into()
+        } else {
+            kernel(self.weights).into()
+        }
+    }
+
+    /// The keys of the run's decode class, finest first: family · hardware · modifier;
+    /// then family · modifier (the same kernels on another memory, where the hardware
+    /// alone has too few runs); then family · hardware. A run offloaded to RAM has only
+    /// the offload class: host RAM, not the card, sets its pace.
+    pub fn decode_keys(&self) -> Vec<String> {
+        if self.offload {
+            return vec!["offload".into()];
+        }
+        let (f, h, m) = (self.family.id(), self.hardware.id(), self.modifier());
+        vec![
+            format!("{f} · {h} · {m}"),
+            format!("{f} · {m}"),
+            format!("{f} · {h}"),
+        ]
+    }
+
+    /// The keys of the run's prefill class, finest first: family · hardware, then family
+    /// (prefill is compute-bound: the memory kind matters less than the kernels).
+    pub fn prefill_keys(&self) -> Vec<String> {
+        vec![
+            format!("{} · {}", self.family.id(), self.hardware.id()),
+            self.family.id().to_string(),
+        ]
+    }
+}
+
+/// The framework id a family's plan runs under, for a run re-planned with it.
+pub fn framework_of(family: Family) -> Framework {
+    match family {
+        Family::Ggml => Framework::LlamaCpp,
+        Family::Serving => Framework::Vllm,
+        Family::Transformers => Framework::Transformers,
+        Family::Mlx | Family::GptFast | Family::Other => Framework::Generic,
+    }
+}
