@@ -194,3 +194,47 @@ fn a_checkpoint_note_keeps_attention_16_bit() {
             .contains("embedding/norm/attention params × 2 B")
     );
 }
+
+/// Ollama's defaults by release: num_ctx 2,048 up to 0.6.6 and 4,096 from 0.6.7 (and the
+/// lowest VRAM tier from 0.15.5), OLLAMA_NUM_PARALLEL 2 up to 0.9.6 and 1 from 0.9.7;
+/// llama-server's 4 unified slots (b7079 on) hold the memory of one sequence.
+#[test]
+fn ollama_and_llama_cpp_defaults_follow_the_release() {
+    let preset = |runtime: &str| {
+        let out = vramfit()
+            .args(["plan", "-m", "llama-3.1-8b", "--framework", runtime, "--json"])
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let sc = j["scenario"].clone();
+        (sc["context"].as_u64().unwrap(), sc["batch"].as_u64().unwrap(), sc)
+    };
+    assert_eq!(preset("ollama@0.5").0, 2048);
+    assert_eq!(preset("ollama@0.5").1, 2);
+    assert_eq!(preset("ollama@0.9.7").0, 4096);
+    assert_eq!(preset("ollama@0.9.7").1, 1);
+    let (ctx, batch, sc) = preset("ollama");
+    assert_eq!((ctx, batch), (4096, 1));
+    let sources = sc["framework_preset"].to_string();
+    assert!(
+        sources.contains("32768 from 23 GiB, 262144 from 47 GiB"),
+        "{sources}"
+    );
+    assert_eq!(
+        release::ollama_default_context(Version::Release(0, 15, 5), 24.0 * GIB),
+        32_768
+    );
+    assert_eq!(
+        release::ollama_default_context(Version::Release(0, 15, 4), 80.0 * GIB),
+        4096
+    );
+    let (_, batch, sc) = preset("llama.cpp");
+    assert_eq!(batch, 1);
+    assert!(
+        sc["framework_preset"]
+            .to_string()
+            .contains("4 slots share one unified cache")
+    );
+    let (_, _, old) = preset("llama.cpp@b5000");
+    assert!(old["framework_preset"].to_string().contains("n_parallel = 1"));
+}

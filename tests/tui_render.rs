@@ -176,7 +176,7 @@ fn the_framework_row_and_explain_name_the_runtime_and_its_buffer() {
     assert!(s.contains("Context      4,096"), "{s}");
     assert!(s.contains("▒ activations 0.31"), "{s}");
     let s = screen("explain-framework-160x48");
-    assert!(s.contains("llama.cpp preset"), "{s}");
+    assert!(s.contains("llama.cpp b10453 preset"), "{s}");
     assert!(s.contains("--ubatch 512 · common.h: n_ubatch = 512"), "{s}");
     assert!(s.contains("▒ activations = 0.31 GB"), "{s}");
     assert!(

@@ -286,12 +286,12 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
         "--model",
         "llama-3.1-8b",
         "--framework",
-        "ollama",
+        "ollama@0.9",
         "--gpu",
         "rtx-4090",
     ]);
     let row = out.lines().find(|l| l.contains("GeForce RTX 4090")).unwrap();
-    assert!(row.contains(" 4 slots"), "{row}");
+    assert!(row.contains(" 2 slots"), "{row}");
     let (_, out, _) = run(&[
         "plan",
         "--model",
@@ -309,13 +309,13 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
         "--model",
         "llama-3.1-8b",
         "--framework",
-        "ollama",
+        "ollama@0.9",
         "--gpu",
         "rtx-4090",
         "--json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["options"][0]["max_concurrent_sequences"], 4);
+    assert_eq!(v["options"][0]["max_concurrent_sequences"], 2);
     // vLLM's paged pool: as many sequences as the budget holds.
     let (_, out, _) = run(&[
         "plan",
@@ -330,12 +330,14 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
     assert!(!row.contains("slot"), "{row}");
     // Explain says why.
     let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
+    sc.release = Some(vramfit::engine::release::Version::Release(0, 9, 0));
     vramfit::engine::Framework::Ollama.apply(&mut sc);
     let lines = in_lang(Lang::En, || explain("llama-3.1-8b", &sc, "rtx-4090", 1));
     assert!(
-        lines.iter().any(
-            |l| l.starts_with("Ollama serves 4 sequence(s) at once") && l.contains("OLLAMA_NUM_PARALLEL")
-        ),
+        lines
+            .iter()
+            .any(|l| l.starts_with("Ollama 0.9 serves 2 sequence(s) at once")
+                && l.contains("OLLAMA_NUM_PARALLEL")),
         "{lines:#?}"
     );
 }

@@ -199,8 +199,22 @@ impl Framework {
                     GpuUtil(1.0),
                     "no memory fraction: llama.cpp allocates what it needs",
                 ),
-                p(Context(4096), "common.h: n_ctx = 4096"),
-                p(Batch(1), "common.h: n_parallel = 1"),
+                p(
+                    Context(4096),
+                    if super::release::llama_cpp_fit(version) {
+                        "common.h (b7437 on): n_ctx 0 = the training context, shrunk by --fit (to ≥ 4096) to keep 1 GiB free"
+                    } else {
+                        "common.h: n_ctx = 4096"
+                    },
+                ),
+                p(
+                    Batch(1),
+                    if super::release::llama_cpp_auto_slots(version) {
+                        "llama-server (b7079 on): 4 slots share one unified cache of n_ctx cells, one sequence's memory"
+                    } else {
+                        "common.h: n_parallel = 1"
+                    },
+                ),
                 p(
                     Ubatch(LLAMA_CPP_UBATCH),
                     "common.h: n_ubatch = 512 (n_batch 2048)",
@@ -220,10 +234,23 @@ impl Framework {
                     GpuUtil(1.0),
                     "no memory fraction: the llama.cpp runner allocates what it needs",
                 ),
-                p(Context(2048), "api/types.go DefaultOptions: NumCtx = 2048"),
                 p(
-                    Batch(4),
-                    "OLLAMA_NUM_PARALLEL: 4 where memory allows (each slot gets NumCtx)",
+                    Context(super::release::ollama_default_context(version, 0.0)),
+                    if version >= super::release::Version::Release(0, 15, 5) {
+                        "server/routes.go (0.15.5 on): num_ctx 4096 under 23 GiB of VRAM in all, 32768 from 23 GiB, 262144 from 47 GiB"
+                    } else if version >= super::release::Version::Release(0, 6, 7) {
+                        "envconfig (0.6.7 on): OLLAMA_CONTEXT_LENGTH = 4096"
+                    } else {
+                        "api/types.go DefaultOptions: NumCtx = 2048"
+                    },
+                ),
+                p(
+                    Batch(super::release::ollama_default_parallel(version)),
+                    if version >= super::release::Version::Release(0, 9, 7) {
+                        "envconfig (0.9.7 on, #11330): OLLAMA_NUM_PARALLEL = 1"
+                    } else {
+                        "sched.go: OLLAMA_NUM_PARALLEL unset → 2 slots, each of num_ctx"
+                    },
                 ),
                 p(
                     Ubatch(LLAMA_CPP_UBATCH),

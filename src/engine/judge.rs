@@ -85,6 +85,15 @@ fn takes_share_of_total(scenario: &Scenario) -> bool {
     scenario.convention == Convention::Calibrated
         && !scenario.method.is_training()
         && !scenario.framework.is_ggml()
+        && !extensible_vllm(scenario)
+}
+
+/// vLLM 0.34's extensible KV cache skips the start-up check against `total × util` and sizes
+/// the cache from what is free (`vllm/v1/worker/utils.py` `request_memory`: "the budget is
+/// only a cap"): what others hold comes out of its share, as under SGLang.
+fn extensible_vllm(scenario: &Scenario) -> bool {
+    scenario.framework == Framework::Vllm
+        && scenario.version().is_some_and(super::release::vllm_extensible_kv)
 }
 
 /// What the plan may use of each of `count` × `gpu`: its capacity, less what other
