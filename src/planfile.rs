@@ -218,6 +218,11 @@ impl PlanFile {
             prefetch_bucket: self.prefetch_bucket_size,
             framework,
             release,
+            // A saved plan whose batch values are the preset's follows each card, as `plan`
+            // would without those flags.
+            card_batch_defaults: framework == Framework::Vllm
+                && self.max_batched_tokens == crate::engine::defaults::VLLM_SERVE_TOKENS
+                && self.max_num_seqs == crate::engine::defaults::VLLM_MAX_NUM_SEQS,
             network_gbps: self.network_gbps,
             rent: Rent::new(
                 self.hours,

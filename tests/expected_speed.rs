@@ -135,7 +135,6 @@ fn expected_is_the_ceiling_times_the_class_median() {
         (batch(shape(Ggml, Gddr, W::Q8_0)), "ggml · batch", 0.2056),
         (shape(Mlx, Apple, W::Q4_0), "mlx · apple · legacy-quant", 0.7996),
         (shape(Mlx, Apple, W::Int4), "mlx · apple", 0.7685),
-        (shape(Serving, Hbm, W::Bf16), "serving · hbm", 0.1584),
         (shape(GptFast, Hbm, W::Bf16), "gpt-fast · hbm", 0.524),
         (
             shape(Transformers, Gddr, W::Fp16),
@@ -315,8 +314,10 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
     assert!(all <= 0.12, "median |error| {all:.3}");
     assert!(loo <= 0.18, "leave-one-out median |error| {loo:.3}");
     assert!(all <= 0.6 * trivial, "{all:.3} vs trivial {trivial:.3}");
+    // Batched runs no longer fall back into single-stream classes (nor the reverse), which
+    // leaves vLLM on HBM at batch 1 without a class: 16.4 % against 18.7 % leave-one-out.
     assert!(
-        loo <= 0.85 * s.all.loo_trivial.unwrap(),
+        loo <= 0.9 * s.all.loo_trivial.unwrap(),
         "leave-one-out {loo:.3} vs trivial"
     );
     let moe = s.moe.median_error.unwrap();
@@ -326,8 +327,8 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
         s.offload.runs, 0,
         "an offloaded run is now mapped: assert its ≤ 25 %"
     );
-    // Most runs have a class with 3 runs or more.
-    assert!(s.all.with_expected * 10 >= s.all.runs * 9);
+    // Most runs have a class with 3 runs or more (vLLM and SGLang at batch 1 have none yet).
+    assert!(s.all.with_expected * 100 >= s.all.runs * 85);
     assert_eq!(s.outside_band, 0, "a min–max band holds its own runs");
     assert!(s.above_ceiling.is_empty(), "{:?}", s.above_ceiling);
 }
@@ -359,4 +360,29 @@ fn the_fit_json_carries_the_expected_speeds() {
             assert!(s.get(key).is_some(), "{key} absent from a suggestion");
         }
     }
+}
+
+/// A class of batched runs never stands for one stream: vLLM at batch 1 on an H100 has no
+/// single-stream class in the public set (its runs were batched or eager), so the option
+/// shows the ceiling alone and says so with nulls, not a figure from other regimes.
+#[test]
+fn a_single_stream_never_borrows_a_batched_class() {
+    let out = common::vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "vllm",
+            "--gpu",
+            "h100-sxm",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = &v["options"][0];
+    assert!(!o["decode_tokens_per_s"].is_null());
+    assert!(o["expected_decode_tokens_per_s"].is_null(), "{o}");
+    assert!(o["speed_class"].is_null(), "{o}");
 }

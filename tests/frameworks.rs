@@ -65,17 +65,18 @@ fn llama_cpp_sizes_its_compute_buffer_from_n_ubatch_and_the_cache() {
     );
 }
 
-/// Ollama's defaults: 4 slots of 2,048 tokens, so 8,192 cells. Llama 3.1 8B: KV 131,072 B
-/// per token × 8,192 = 1 GiB; the scores over 8,192 cells (536,870,912) + mask (16,777,216)
-/// + rows (33,554,432) = 587,202,560 beat the logits 512 × (128,256 + 4,096) × 4 = 271,056,896.
+/// Ollama's defaults (0.15.5 on, under 23 GiB of VRAM; one slot from 0.9.7): one slot of
+/// 4,096 tokens. Llama 3.1 8B: KV 131,072 B per token × 4,096 = 0.5 GiB; the scores over 4,096
+/// cells (268,435,456) + mask (8,388,608) + rows (33,554,432) = 310,378,496 beat the logits
+/// 512 × (128,256 + 4,096) × 4 = 271,056,896.
 #[test]
-fn ollama_is_llama_cpp_with_four_slots_of_its_default_context() {
+fn ollama_is_llama_cpp_with_one_slot_of_its_default_context() {
     let m = model("llama-3.1-8b");
     let sc = serving(WeightPrecision::Q4KM, Framework::Ollama);
-    assert_eq!((sc.context, sc.batch), (2048, 4));
+    assert_eq!((sc.context, sc.batch), (4096, 1));
     let b = breakdown(&m, &sc);
-    assert_eq!(b.get(SegmentKind::KvCache), 1_073_741_824.0);
-    assert_eq!(b.get(SegmentKind::Activations), 587_202_560.0);
+    assert_eq!(b.get(SegmentKind::KvCache), 536_870_912.0);
+    assert_eq!(b.get(SegmentKind::Activations), 310_378_496.0);
     // At 512 cells the output logits set the peak: 258.5 MiB, as llama.cpp reports.
     let short = Scenario {
         context: 512,
@@ -88,21 +89,23 @@ fn ollama_is_llama_cpp_with_four_slots_of_its_default_context() {
     );
 }
 
-/// vLLM's profiling run for Llama 3.1 8B at the newest release (V1): 8,192 tokens × 122,880 B
-/// (2·(2h + 2q + 2kv + 3I)) = 1,006,632,960 and the sampler's min(8,192, 256) rows × 128,256
-/// × 31 B = 1,017,839,616; 0.34 leaves gpu_memory_utilization unset (1.0, the extensible
-/// cache). V0 (vllm@0.6) sampled in three fp32 copies: 394,002,432.
+/// vLLM's profiling run for Llama 3.1 8B at the newest release (V1), with `vllm serve`'s
+/// defaults below 70 GiB (2,048 tokens, 256 sequences): 2,048 tokens × 122,880 B
+/// (2·(2h + 2q + 2kv + 3I)) = 251,658,240 and the sampler's min(2,048, 256) rows × 128,256 ×
+/// 31 B = 1,017,839,616; 0.34 leaves gpu_memory_utilization unset (1.0, the extensible
+/// cache). V0 (vllm@0.6) with chunked prefill off prefilled the whole 8,192-token context
+/// (1,006,632,960) and sampled in three fp32 copies: 394,002,432.
 #[test]
 fn vllm_keeps_its_profiling_peak_free() {
     let m = model("llama-3.1-8b");
     let sc = serving(WeightPrecision::Bf16, Framework::Vllm);
     assert_eq!(
         (sc.gpu_util, sc.max_batched_tokens, sc.max_num_seqs),
-        (1.0, 8192, 256)
+        (1.0, 2048, 256)
     );
     assert_eq!(
         part(&sc, &m, SegmentKind::Activations, "vllm_profile_forward"),
-        1_006_632_960.0
+        251_658_240.0
     );
     assert_eq!(
         part(&sc, &m, SegmentKind::Activations, "vllm_sampler"),
@@ -116,6 +119,10 @@ fn vllm_keeps_its_profiling_peak_free() {
         release: Some(vramfit::engine::release::Version::Release(0, 6, 0)),
         ..sc
     };
+    assert_eq!(
+        part(&v0, &m, SegmentKind::Activations, "vllm_profile_forward"),
+        1_006_632_960.0
+    );
     assert_eq!(
         part(&v0, &m, SegmentKind::Activations, "vllm_sampler"),
         394_002_432.0

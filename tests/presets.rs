@@ -84,18 +84,18 @@ fn total(app: &App, sc: &Scenario) -> f64 {
 fn ollama_then_generic_gives_back_the_context_and_batch() {
     let mut app = fresh_app("default");
     framework_to(&mut app, Framework::Ollama);
-    assert_eq!((app.scenario.context, app.scenario.batch), (2048, 4));
+    assert_eq!((app.scenario.context, app.scenario.batch), (4096, 1));
     assert_eq!(app.scenario, plan_with(&app, &flags(&[("framework", "ollama")])));
     framework_to(&mut app, Framework::Generic);
     assert_eq!((app.scenario.context, app.scenario.batch), (8192, 1));
     assert_eq!(app.scenario, plan_with(&app, &[]));
     // A context the user set under Ollama is theirs: it stays when Ollama goes.
     framework_to(&mut app, Framework::Ollama);
-    app.update(Action::ContextUp);
-    assert_eq!(app.scenario.context, 4096);
+    app.update(Action::ContextDown);
+    assert_eq!(app.scenario.context, 2048);
     framework_to(&mut app, Framework::Generic);
-    assert_eq!((app.scenario.context, app.scenario.batch), (4096, 1));
-    assert_eq!(app.scenario, plan_with(&app, &flags(&[("context", "4096")])));
+    assert_eq!((app.scenario.context, app.scenario.batch), (2048, 1));
+    assert_eq!(app.scenario, plan_with(&app, &flags(&[("context", "2048")])));
 }
 
 #[test]

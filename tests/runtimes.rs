@@ -238,3 +238,118 @@ fn ollama_and_llama_cpp_defaults_follow_the_release() {
     let (_, _, old) = preset("llama.cpp@b5000");
     assert!(old["framework_preset"].to_string().contains("n_parallel = 1"));
 }
+
+/// vLLM's batch defaults follow the card, the same on every path: `vllm serve` runs 2,048
+/// tokens and 256 sequences on an RTX 4090, 8,192 and 1,024 on an H100 (70 GiB and more, not
+/// an A100), 16,384 and 1,024 on a B200 (160 GiB and more, 0.28 on). The catalog plan's H100
+/// row, the plan for the H100 alone and `fit` on it carry the same bytes; a flag the user
+/// gives wins on every card.
+#[test]
+fn vllm_batch_defaults_follow_the_card_on_every_path() {
+    use vramfit::engine::card_defaults::vllm_serve_batch;
+    let v = Version::Release(0, 34, 0);
+    assert_eq!(
+        vllm_serve_batch(v, 23.5 * GIB, "GeForce RTX 4090", 8192),
+        (2048, 256)
+    );
+    assert_eq!(vllm_serve_batch(v, 79.2 * GIB, "H100 SXM", 8192), (8192, 1024));
+    assert_eq!(
+        vllm_serve_batch(v, 79.2 * GIB, "A100 SXM 80GB", 8192),
+        (2048, 256)
+    );
+    assert_eq!(vllm_serve_batch(v, 178.4 * GIB, "B200", 8192), (16_384, 1024));
+    assert_eq!(
+        vllm_serve_batch(Version::Release(0, 27, 0), 178.4 * GIB, "B200", 8192),
+        (8192, 1024)
+    );
+    // From 0.12 the tokens never pass max_num_seqs × max_model_len, the sequences the tokens.
+    assert_eq!(vllm_serve_batch(v, 79.2 * GIB, "H100", 4), (4096, 1024));
+
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = vramfit()
+            .args(["plan", "-m", "llama-3.1-8b", "--framework", "vllm", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let option = |plan: &serde_json::Value, gpu: &str| {
+        plan["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["gpu"] == gpu && o["count"] == 1)
+            .unwrap()
+            .clone()
+    };
+    let all = json(&[]);
+    let h100 = option(&all, "h100-sxm");
+    assert_eq!(h100["card_batch"]["max_batched_tokens"], 8192);
+    assert_eq!(h100["card_batch"]["max_num_seqs"], 1024);
+    let rtx = option(&all, "rtx-4090");
+    assert!(rtx["card_batch"].is_null());
+    // The H100 alone: its plan is the H100 row's.
+    let alone = json(&["--gpu", "h100-sxm"]);
+    assert_eq!(alone["total_bytes"], h100["per_card_bytes"]);
+    assert_eq!(
+        option(&alone, "h100-sxm")["per_card_bytes"],
+        h100["per_card_bytes"]
+    );
+    // The sampler's 1,024 rows: 1,024 × 128,256 × 31 B on the H100 against 256 on the 4090.
+    let sampler = alone["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "activations")
+        .unwrap()["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "vllm_sampler")
+        .unwrap()["bytes"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(sampler, 1024.0 * 128_256.0 * 31.0);
+    // fit on the H100 judges the same need.
+    let out = vramfit()
+        .args([
+            "fit",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "vllm",
+            "--gpu",
+            "h100-sxm",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let fit: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        fit["target"]["free_bytes_per_card"], h100["free_bytes_per_card"],
+        "{fit}"
+    );
+    // The engine's own views: each option's breakdown is the one it was judged with.
+    let c = Catalog::embedded().unwrap();
+    let m = c.model("llama-3.1-8b").unwrap();
+    let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+    let user = vramfit::engine::settle::UserSet::default();
+    sc.framework = Framework::Vllm;
+    vramfit::engine::settle::settle(&mut sc, &user);
+    assert!(sc.card_batch_defaults);
+    let plan = vramfit::engine::plan(m, &c.gpus, &sc, true);
+    for o in &plan.options {
+        assert!(
+            (plan.breakdown_of(o).total() - o.per_card_bytes).abs() < 1.0,
+            "{} × {}",
+            c.gpus[o.gpu].id,
+            o.count
+        );
+    }
+    // A flag wins on every card.
+    let pinned = json(&["--max-batched-tokens", "2048", "--max-num-seqs", "256"]);
+    let h100 = option(&pinned, "h100-sxm");
+    assert!(h100["card_batch"].is_null());
+    assert_eq!(h100["per_card_bytes"], pinned["total_bytes"]);
+}

@@ -6,8 +6,11 @@
 /// `--max-batched-tokens` sets it).
 pub const PREFILL_CHUNK_TOKENS: u64 = 8192;
 
-/// vLLM's `max_num_seqs` default (SchedulerConfig).
+/// vLLM's `max_num_seqs` default (SchedulerConfig; `vllm serve` below 70 GiB).
 pub const VLLM_MAX_NUM_SEQS: u64 = 256;
+/// `vllm serve`'s `max_num_batched_tokens` below 70 GiB (`get_batch_defaults`); larger cards
+/// get more (`card_defaults::vllm_serve_batch`).
+pub const VLLM_SERVE_TOKENS: u64 = 2048;
 /// llama.cpp's `n_ubatch` default (common.h); Ollama's NumBatch is the same.
 pub const LLAMA_CPP_UBATCH: u64 = 512;
 

@@ -72,6 +72,9 @@ pub struct FitOption {
     /// the card `gpu`.
     #[serde(skip)]
     pub rig: Vec<(usize, u32)>,
+    /// The batch values (`max_num_batched_tokens`, `max_num_seqs`) this option's card runs
+    /// where the runtime's defaults follow the card and differ from the scenario's.
+    pub batch_defaults: Option<(u64, u64)>,
 }
 
 impl FitOption {
@@ -299,6 +302,7 @@ pub fn evaluate(
         train_cost_usd: prices.train.map(|(c, _)| c),
         placement,
         rig: Vec::new(),
+        batch_defaults: None,
     }
 }
 

@@ -176,12 +176,12 @@ impl Framework {
                     "CacheConfig: kv_cache_dtype = auto (the model's 16-bit dtype)",
                 ),
                 p(
-                    MaxBatchedTokens(PREFILL_CHUNK_TOKENS),
-                    "EngineArgs (V1, vllm serve on ≥ 70 GiB cards): max_num_batched_tokens = 8192",
+                    MaxBatchedTokens(super::defaults::VLLM_SERVE_TOKENS),
+                    "arg_utils get_batch_defaults (vllm serve): 2048 below 70 GiB; each option follows its card (8192 from 70 GiB but A100, 16384 from 160 GiB)",
                 ),
                 p(
                     MaxNumSeqs(VLLM_MAX_NUM_SEQS),
-                    "SchedulerConfig: max_num_seqs = 256",
+                    "arg_utils get_batch_defaults (vllm serve): 256 below 70 GiB; 1024 from 70 GiB but A100",
                 ),
                 p(FlashAttention(true), "the FlashAttention backend"),
             ],

@@ -4,6 +4,7 @@ pub mod advise;
 pub mod apple;
 pub mod breakdown;
 pub mod calibrated;
+pub mod card_defaults;
 pub mod choice;
 pub mod decode;
 pub mod defaults;

@@ -27,7 +27,15 @@ pub struct Plan {
     pub per_count: Vec<(u32, Breakdown)>,
     /// Ranked: fitting options first (single cards and combos together), cheapest first.
     pub options: Vec<FitOption>,
+    /// Where the runtime's defaults follow the card (vLLM's batch defaults by memory): what
+    /// one card holds for the options whose card runs other batch values, by those values
+    /// and count. Empty when every card runs the scenario as given.
+    pub variants: Vec<CardVariant>,
 }
+
+/// The batch values some cards run (`max_num_batched_tokens`, `max_num_seqs`) and what one
+/// card of each count holds under them.
+pub type CardVariant = ((u64, u64), Vec<(u32, Breakdown)>);
 
 impl Plan {
     pub fn total_bytes(&self) -> f64 {
@@ -43,6 +51,18 @@ impl Plan {
             .iter()
             .find(|(n, _)| *n == count)
             .map_or(&self.breakdown, |(_, b)| b)
+    }
+
+    /// What one card of option `o` holds: its card's batch defaults' breakdown where they
+    /// differ from the scenario's, else [`Plan::breakdown_for`] its count.
+    pub fn breakdown_of(&self, o: &FitOption) -> &Breakdown {
+        if let Some(batch) = o.batch_defaults
+            && let Some((_, per)) = self.variants.iter().find(|(b, _)| *b == batch)
+            && let Some((_, b)) = per.iter().find(|(n, _)| *n == o.count)
+        {
+            return b;
+        }
+        self.breakdown_for(o.count)
     }
 
     /// The recommendation: the first fitting option in ranked order.
@@ -150,8 +170,87 @@ pub enum Solve<'a> {
     Rows(&'a dyn Fn(&[FitOption]) -> Vec<usize>),
 }
 
-/// [`plan`] within a [`Scope`].
+/// [`plan`] within a [`Scope`]. Where the runtime's defaults follow the card
+/// ([`super::card_defaults::on_card`]), each group of cards that runs the same values is
+/// planned with them and the options ranked together.
 pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) -> Plan {
+    let mut groups: Vec<(Scenario, Vec<usize>)> = Vec::new();
+    if scenario.card_batch_defaults {
+        for (i, g) in gpus.iter().enumerate().filter(|(_, g)| (scope.cards)(g)) {
+            let sc = super::card_defaults::on_card(scenario, g).unwrap_or_else(|| scenario.clone());
+            let batch = (sc.max_batched_tokens, sc.max_num_seqs);
+            match groups
+                .iter_mut()
+                .find(|(v, _)| (v.max_batched_tokens, v.max_num_seqs) == batch)
+            {
+                Some((_, members)) => members.push(i),
+                None => groups.push((sc, vec![i])),
+            }
+        }
+    }
+    let own = (scenario.max_batched_tokens, scenario.max_num_seqs);
+    if groups
+        .iter()
+        .all(|(v, _)| (v.max_batched_tokens, v.max_num_seqs) == own)
+    {
+        return plan_one(model, gpus, scenario, scope);
+    }
+    // Every card planned runs the same other values (`--gpu h100-sxm`): the plan is theirs.
+    if let [(only, _)] = groups.as_slice() {
+        let mut plan = plan_one(model, gpus, only, scope);
+        let batch = (only.max_batched_tokens, only.max_num_seqs);
+        for o in &mut plan.options {
+            o.batch_defaults = Some(batch);
+        }
+        return plan;
+    }
+    let mut plan = plan_one(
+        model,
+        gpus,
+        scenario,
+        &Scope {
+            cards: &|g: &Gpu| (scope.cards)(g) && super::card_defaults::on_card(scenario, g).is_none(),
+            limits: match &scope.limits {
+                Solve::All => Solve::All,
+                Solve::Nothing => Solve::Nothing,
+                Solve::Rows(pick) => Solve::Rows(*pick),
+            },
+            include_combos: scope.include_combos,
+        },
+    );
+    for (sc, members) in groups
+        .iter()
+        .filter(|(v, _)| (v.max_batched_tokens, v.max_num_seqs) != own)
+    {
+        let member = |g: &Gpu| members.iter().any(|&i| std::ptr::eq(g, &gpus[i]));
+        let sub = plan_one(
+            model,
+            gpus,
+            sc,
+            &Scope {
+                cards: &member,
+                limits: match &scope.limits {
+                    Solve::All => Solve::All,
+                    Solve::Nothing => Solve::Nothing,
+                    Solve::Rows(pick) => Solve::Rows(*pick),
+                },
+                include_combos: scope.include_combos,
+            },
+        );
+        let batch = (sc.max_batched_tokens, sc.max_num_seqs);
+        let mut per = sub.per_count;
+        per.push((sub.cards, sub.breakdown));
+        plan.variants.push((batch, per));
+        plan.options.extend(sub.options.into_iter().map(|mut o| {
+            o.batch_defaults = Some(batch);
+            o
+        }));
+    }
+    super::rank::rank_options(&mut plan.options, super::rank::SortBy::Price);
+    plan
+}
+
+fn plan_one(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) -> Plan {
     let include_combos = scope.include_combos;
     let mut whole = memory::breakdown(model, scenario);
     if let Some(w) = context_warning(model, scenario) {
@@ -221,6 +320,7 @@ pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) 
         cards: scenario.cards,
         per_count,
         options,
+        variants: Vec::new(),
     }
 }
 

@@ -134,6 +134,10 @@ pub struct Scenario {
     pub framework: Framework,
     /// The framework's release (`--framework vllm@0.11`); `None`: the newest one known.
     pub release: Option<super::release::Version>,
+    /// The runtime's batch defaults follow each option's card (vLLM V1 picks
+    /// `max_num_batched_tokens` and `max_num_seqs` by the device's memory): set by `settle`
+    /// when the user left both unset; see `card_defaults::on_card`.
+    pub card_batch_defaults: bool,
     /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
     pub network_gbps: f64,
     pub rent: Rent,
@@ -221,6 +225,7 @@ impl Scenario {
             prefetch_bucket: super::defaults::DS_PREFETCH_BUCKET,
             framework: Framework::Generic,
             release: None,
+            card_batch_defaults: false,
             network_gbps: 400.0,
             rent: Rent::default(),
             host: None,

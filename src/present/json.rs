@@ -135,6 +135,12 @@ pub struct PresetJson {
     pub source: &'static str,
 }
 
+#[derive(Debug, Serialize)]
+pub struct CardBatchJson {
+    pub max_batched_tokens: u64,
+    pub max_num_seqs: u64,
+}
+
 #[derive(Serialize)]
 pub struct OptionJson<'a> {
     pub gpu: &'a str,
@@ -158,6 +164,10 @@ pub struct OptionJson<'a> {
     pub decode_aggregate_tokens_per_s: Option<f64>,
     /// Which ceiling binds: `bandwidth` or `compute`.
     pub decode_bound: Option<&'static str>,
+    /// The runtime's batch values on this card where they follow the card (vLLM's
+    /// `max_num_batched_tokens` and `max_num_seqs` by the device's memory); null: the
+    /// scenario's own.
+    pub card_batch: Option<CardBatchJson>,
     /// Time to first token for `--prompt` tokens, compute-bound.
     pub prefill_seconds: Option<f64>,
     /// `single`, `tensor`, `layer`, or `data` for training combos.
@@ -302,6 +312,10 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         decode_tokens_per_s: o.decode_tokens_per_s.map(round2),
         decode_aggregate_tokens_per_s: o.roofline.map(|r| round2(r.aggregate)),
         decode_bound: o.roofline.map(|r| r.bound.id()),
+        card_batch: o.batch_defaults.map(|(tokens, seqs)| CardBatchJson {
+            max_batched_tokens: tokens,
+            max_num_seqs: seqs,
+        }),
         prefill_seconds: o
             .roofline
             .and_then(|r| r.prefill_seconds)

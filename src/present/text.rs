@@ -163,6 +163,24 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
     for note in &plan.breakdown.notes {
         let _ = writeln!(*s, "  {}", tr!("plan.note", note = i18n::formula(note)));
     }
+    // Cards that run other batch values than the scenario's (vLLM by the card's memory).
+    for ((tokens, seqs), _) in &plan.variants {
+        let _ = writeln!(
+            *s,
+            "  {}",
+            tr!(
+                "plan.card_batch",
+                tier = if *tokens > 8192 {
+                    tr!("plan.tier_160")
+                } else {
+                    tr!("plan.tier_70")
+                },
+                runtime = scenario.runtime_label(),
+                tokens = crate::engine::units::group_thousands(*tokens as i64),
+                seqs = crate::engine::units::group_thousands(*seqs as i64)
+            )
+        );
+    }
 }
 
 /// How many options were left out, the pick, and what decode figures are.

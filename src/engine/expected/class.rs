@@ -163,13 +163,19 @@ impl Shape {
 
     /// The keys of the run's decode class, finest first: family · hardware · modifier;
     /// then family · modifier (the same kernels on another memory, where the hardware
-    /// alone has too few runs); then family · hardware. A run offloaded to RAM has only
+    /// alone has too few runs); then family · hardware, for a single stream only. A run
+    /// offloaded to RAM has only
     /// the offload class: host RAM, not the card, sets its pace.
     pub fn decode_keys(&self) -> Vec<String> {
         if self.offload {
             return vec!["offload".into()];
         }
         let (f, h, m) = (self.family.id(), self.hardware.id(), self.modifier());
+        // A batched run never falls back into a single stream's class, nor the reverse: the
+        // batched kernels reach a share of the aggregate ceiling unlike one sequence's.
+        if self.batch > 1 {
+            return vec![format!("{f} · {h} · {m}"), format!("{f} · {m}")];
+        }
         vec![
             format!("{f} · {h} · {m}"),
             format!("{f} · {m}"),

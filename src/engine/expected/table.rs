@@ -86,8 +86,8 @@ pub const DECODE: &[Efficiency] = &[
     },
     Efficiency {
         name: "ggml · integrated",
-        runs: 21,
-        median: 0.6398,
+        runs: 18,
+        median: 0.6721,
         low: 0.1536,
         high: 0.826,
     },
@@ -167,13 +167,6 @@ pub const DECODE: &[Efficiency] = &[
         median: 0.7996,
         low: 0.7264,
         high: 0.9183,
-    },
-    Efficiency {
-        name: "serving · hbm",
-        runs: 4,
-        median: 0.1584,
-        low: 0.0894,
-        high: 0.2415,
     },
     Efficiency {
         name: "transformers · 16-bit",

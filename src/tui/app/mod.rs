@@ -307,7 +307,7 @@ impl App {
     /// when there is no target).
     pub fn target_breakdown(&self) -> &crate::engine::Breakdown {
         match self.target() {
-            Some(o) => self.plan.breakdown_for(o.count),
+            Some(o) => self.plan.breakdown_of(o),
             None => &self.plan.breakdown,
         }
     }

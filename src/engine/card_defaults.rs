@@ -1,0 +1,60 @@
+//! Runtime defaults that follow the card: vLLM's V1 engine picks `max_num_batched_tokens`
+//! and `max_num_seqs` from the device's total memory (`vllm/engine/arg_utils.py`,
+//! `get_batch_defaults`, quoted in docs/notes/runtime-rules.md), so one scenario profiles
+//! differently on an RTX 4090 and on an H100. Every path that meets a card — the plan's
+//! options, one option's judgement, the explain view, `fit` — asks [`on_card`] for the
+//! scenario that card runs, so they agree.
+
+use super::gpu::Gpu;
+use super::release::{self, Version};
+use super::runtime::Framework;
+use super::scenario::Scenario;
+
+const GIB: f64 = 1_073_741_824.0;
+
+/// `vllm serve`'s batch defaults on a card of `total_bytes` named `name`: 16,384 tokens and
+/// 1,024 sequences from 160 GiB (0.28 on: B200, B300), 8,192 and 1,024 from 70 GiB except
+/// the A100 ("Setting large `max_num_batched_tokens` for A100 reduces throughput", PR
+/// #17885) and, from 0.33, the GB10, else 2,048 and 256. Then, from 0.12, the tokens never
+/// exceed `max_num_seqs × max_model_len` and the sequences never exceed the tokens.
+pub fn vllm_serve_batch(version: Version, total_bytes: f64, name: &str, context: u64) -> (u64, u64) {
+    let lower = name.to_ascii_lowercase();
+    let gb10 = lower.contains("gb10") || lower.contains("dgx spark");
+    let (tokens, seqs): (u64, u64) = if version >= Version::Release(0, 28, 0) && total_bytes >= 160.0 * GIB {
+        (16_384, 1024)
+    } else if total_bytes >= 70.0 * GIB
+        && !lower.contains("a100")
+        && !(gb10 && version >= Version::Release(0, 33, 0))
+    {
+        (8192, 1024)
+    } else {
+        (2048, 256)
+    };
+    if version >= Version::Release(0, 12, 0) {
+        let tokens = tokens.min(seqs.saturating_mul(context.max(1)));
+        (tokens, seqs.min(tokens))
+    } else {
+        (tokens, seqs)
+    }
+}
+
+/// The scenario `gpu` runs under `sc`'s runtime, when the runtime's defaults follow the card
+/// and the user left them unset (`sc.card_batch_defaults`); `None` when it is `sc` itself.
+pub fn on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
+    if !sc.card_batch_defaults || sc.framework != Framework::Vllm {
+        return None;
+    }
+    let version = sc.version()?;
+    if !release::vllm_v1(version) {
+        return None;
+    }
+    let (tokens, seqs) = vllm_serve_batch(version, gpu.memory_real_bytes(), &gpu.name, sc.context);
+    if (tokens, seqs) == (sc.max_batched_tokens, sc.max_num_seqs) {
+        return None;
+    }
+    Some(Scenario {
+        max_batched_tokens: tokens,
+        max_num_seqs: seqs,
+        ..sc.clone()
+    })
+}
