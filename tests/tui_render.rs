@@ -3,6 +3,8 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
+mod common;
+
 use vramfit::lang::Lang;
 use vramfit::tui::states::{STATES, fresh_app, render, render_state};
 
@@ -184,4 +186,66 @@ fn the_framework_row_and_explain_name_the_runtime_and_its_buffer() {
         "{s}"
     );
     assert!(s.contains("▒ activations         0.31 GB"), "{s}");
+}
+
+/// One expected speed on every view: llama.cpp with Q4_K_M on an RTX 4090 (the framework
+/// state) shows "≈N ≤M" in the cards pane; the command line's JSON for the same plan gives
+/// the same N and M, and explain names the class and its runs.
+#[test]
+fn the_expected_speed_is_one_figure_in_the_pane_the_json_and_explain() {
+    let s = screen("framework-80x24");
+    let row = s.lines().find(|l| l.contains("fits  GeForce RTX 4090")).unwrap();
+    let cell = row.split_whitespace().find(|w| w.starts_with('≈')).expect(row);
+    let shown: f64 = cell.trim_start_matches('≈').parse().unwrap();
+    let out = common::vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "llama.cpp",
+            "--weights",
+            "q4_k_m",
+            "--context",
+            "4096",
+            "--gpu",
+            "rtx-4090",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = &v["options"][0];
+    let expected = o["expected_decode_tokens_per_s"].as_f64().unwrap();
+    assert_eq!(shown, expected.round(), "{row} vs {o}");
+    assert_eq!(o["speed_class"]["name"], "ggml · gddr · k-quant");
+    let [lo, hi] = [0, 1].map(|i| o["expected_decode_band"][i].as_f64().unwrap());
+    assert!(lo < expected && expected < hi);
+    assert!(expected < o["decode_tokens_per_s"].as_f64().unwrap());
+    // Explain, on the state's own plan, says where the figure comes from.
+    let state = STATES.iter().find(|s| s.name == "framework-80x24").unwrap();
+    let (app, _) = render_state(state);
+    let g = app.catalog.gpu_index("rtx-4090").unwrap();
+    let option = app
+        .plan
+        .options
+        .iter()
+        .find(|o| o.gpu == g && o.count == 1)
+        .unwrap();
+    let lines = vramfit::present::explain::explain_option(
+        app.current_model(),
+        &app.catalog.gpus[g],
+        option,
+        &app.plan,
+        &app.scenario,
+    );
+    let line = lines.iter().find(|l| l.contains("expected decode:")).unwrap();
+    assert!(
+        line.contains(&format!("≈ {expected:.1} tokens/s per stream")),
+        "{line}"
+    );
+    assert!(
+        line.contains("the ggml · gddr · k-quant class, 12 measured runs"),
+        "{line}"
+    );
 }

@@ -37,7 +37,7 @@ fn explain(model: &str, sc: &Scenario, card: &str, count: u32) -> Vec<String> {
         .iter()
         .find(|o| o.gpu == g && o.count == count)
         .unwrap_or_else(|| panic!("no {count}× {card}"));
-    explain_option(&catalog.gpus[g], o, &p, sc)
+    explain_option(m, &catalog.gpus[g], o, &p, sc)
 }
 
 /// The screen as text, a wide character once (not followed by its continuation cell).

@@ -10,10 +10,59 @@ use crate::present::i18n::{formula, label, word};
 use crate::tr;
 
 /// Lines explaining why `option` got its verdict, price and decode ceiling.
-pub fn explain_option(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
+pub fn explain_option(
+    model: &crate::engine::Model,
+    gpu: &Gpu,
+    option: &FitOption,
+    plan: &Plan,
+    scenario: &Scenario,
+) -> Vec<String> {
     let mut lines = memory_lines(gpu, option, plan, scenario);
     lines.extend(rent_lines(gpu, option, scenario));
     lines.extend(serving_lines(gpu, option, plan, scenario));
+    lines.extend(expected_lines(model, gpu, option, scenario));
+    lines
+}
+
+/// The expected speeds beside the ceilings: the class whose measured runs give them, how many
+/// runs and what share of their ceilings they reached; or that no class has enough runs.
+fn expected_lines(
+    model: &crate::engine::Model,
+    gpu: &Gpu,
+    option: &FitOption,
+    scenario: &Scenario,
+) -> Vec<String> {
+    if option.roofline.is_none() || scenario.method.is_training() {
+        return Vec::new();
+    }
+    let e = crate::engine::expected::for_option(model, scenario, gpu, option);
+    let pct = |x: f64| format!("{:.0}", x * 100.0);
+    let mut lines = Vec::new();
+    match (e.decode_tokens_per_s, e.decode_band, e.decode_class) {
+        (Some(d), Some([lo, hi]), Some(c)) => lines.push(tr!(
+            "explain.expected_decode",
+            tps = format!("{d:.1}"),
+            low = format!("{lo:.0}"),
+            high = format!("{hi:.0}"),
+            aggregate = format!("{:.0}", e.aggregate_tokens_per_s.unwrap_or(d)),
+            class = c.name,
+            runs = c.runs,
+            median = pct(c.median),
+            lowest = pct(c.low),
+            highest = pct(c.high)
+        )),
+        _ => lines.push(tr!("explain.expected_none")),
+    }
+    if let (Some(p), Some(t), Some(c)) = (e.prefill_tokens_per_s, e.ttft_s, e.prefill_class) {
+        lines.push(tr!(
+            "explain.expected_prefill",
+            tps = format!("{p:.0}"),
+            ttft = format!("{t:.2}"),
+            class = c.name,
+            runs = c.runs,
+            median = pct(c.median)
+        ));
+    }
     lines
 }
 

@@ -226,17 +226,22 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
             None => "–".into(),
         }));
     }
-    // Per-stream ceiling and which roofline binds (bw: bandwidth, cmp: compute).
+    // Per stream: what runs of the option's class reached (≈) beside the ceiling (≤); with no
+    // class of 3 runs, the ceiling and which roofline binds (bw: bandwidth, cmp: compute).
     cells.push(right(match (o.decode_tokens_per_s, o.roofline) {
         (Some(tps), Some(r)) if o.verdict.is_fit() => {
-            format!(
-                "{tps:.0}/s {}",
-                if r.bound == Bound::Compute {
-                    tr!("tui.bound_compute")
-                } else {
-                    tr!("tui.bound_bandwidth")
-                }
-            )
+            let expected = crate::engine::expected::for_option(app.current_model(), &app.scenario, g, o);
+            match expected.decode_tokens_per_s {
+                Some(e) => format!("≈{e:.0} ≤{tps:.0}"),
+                None => format!(
+                    "≤{tps:.0} {}",
+                    if r.bound == Bound::Compute {
+                        tr!("tui.bound_compute")
+                    } else {
+                        tr!("tui.bound_bandwidth")
+                    }
+                ),
+            }
         }
         _ => String::new(),
     }));

@@ -30,9 +30,15 @@ fn card_lines(app: &App, g: usize, n: u32) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     match app.find_option(g, n) {
         Some(o) => {
-            for (i, l) in explain_option(&app.catalog.gpus[g], o, &app.plan, &app.scenario)
-                .into_iter()
-                .enumerate()
+            for (i, l) in explain_option(
+                app.current_model(),
+                &app.catalog.gpus[g],
+                o,
+                &app.plan,
+                &app.scenario,
+            )
+            .into_iter()
+            .enumerate()
             {
                 lines.push(Line::styled(
                     l,
