@@ -353,3 +353,49 @@ fn vllm_batch_defaults_follow_the_card_on_every_path() {
     assert!(h100["card_batch"].is_null());
     assert_eq!(h100["per_card_bytes"], pinned["total_bytes"]);
 }
+
+/// llama.cpp's sliding-window cache per slot: the window plus one n_ubatch pass, at most the
+/// slot's context, padded to 256 — Gemma 3's 512 + 512 = 1,024; gpt-oss's 128 + 512 → 768
+/// (llama.cpp's Metal log) and 128 + 1,024 → 1,280 (Ollama 0.30.2's, n_ubatch 1,024); a slot
+/// of 512 cells keeps 512.
+#[test]
+fn llama_cpp_sizes_a_sliding_window_cache_as_its_log_shows() {
+    use vramfit::engine::kv::llama_cpp_swa_cells;
+    assert_eq!(llama_cpp_swa_cells(512, 4096, 512, true), 1024);
+    assert_eq!(llama_cpp_swa_cells(128, 4096, 512, true), 768);
+    assert_eq!(llama_cpp_swa_cells(128, 131_072, 1024, true), 1280);
+    assert_eq!(llama_cpp_swa_cells(512, 512, 512, true), 512);
+    // Gemma 3 270M, 2 slots of 2,048: 3 full layers × 4,096 cells + 15 sliding layers × 2 ×
+    // 1,024 cells, 1,024 B a cell (1 KV head × 256 × 2 × 2 B) = 42 MiB, llama-server's figure.
+    let m = model("gemma-3-270m");
+    let mut sc = Scenario::seed_inference(WeightPrecision::Q8_0).calibrated();
+    Framework::LlamaCpp.apply(&mut sc);
+    sc.context = 2048;
+    sc.batch = 2;
+    let kv = breakdown(&m, &sc).get(vramfit::engine::SegmentKind::KvCache);
+    assert_eq!(kv, (3.0 * 4096.0 + 15.0 * 2048.0) * 1024.0);
+    assert_eq!(kv, 42.0 * 1_048_576.0);
+}
+
+/// The serving engines' runs in the public set, as far as they reach now (the goal is a
+/// KV-budget median of 5 % and every high-confidence budget within 10 %): asserted so that it
+/// cannot slip.
+#[test]
+fn the_serving_runs_hold_their_accuracy() {
+    let rows = vramfit::accuracy::evaluate(&Catalog::embedded().unwrap()).unwrap();
+    let summary = vramfit::accuracy::serving_summary(&rows);
+    let number = |after: &str| -> f64 {
+        summary
+            .split(after)
+            .nth(1)
+            .and_then(|r| r.trim_start_matches(['*', ' ']).split(' ').next())
+            .and_then(|n| n.trim_end_matches('*').parse().ok())
+            .unwrap_or_else(|| panic!("{after} in {summary}"))
+    };
+    assert!(number("KV budget median |error|") <= 5.5, "{summary}");
+    assert!(
+        summary.contains("high-confidence budgets within 10 %: 4 of 6"),
+        "{summary}"
+    );
+    assert!(number("weights and KV buffers within 1 %:") >= 24.0, "{summary}");
+}

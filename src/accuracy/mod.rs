@@ -332,6 +332,7 @@ pub fn markdown(rows: &[Row]) -> String {
         mem.len(),
         high.len()
     );
+    s.push_str(&serving_summary(rows));
     let _ = writeln!(
         s,
         "| case | framework | conf. | compared | measured | preset | error | generic | generic error | quick rules | quick error | accepted | note |"
@@ -387,4 +388,40 @@ pub fn markdown(rows: &[Row]) -> String {
          stay under it; the column shows how much of the ceiling the run reached."
     );
     s
+}
+
+/// The serving engines' runs (vLLM, SGLang, llama.cpp, Ollama): the KV budget's median
+/// |error| and how many high-confidence budgets land within 10 %; how many weights and KV
+/// buffers land within 1 %.
+pub fn serving_summary(rows: &[Row]) -> String {
+    use crate::engine::Framework::{LlamaCpp, Ollama, Sglang, Vllm};
+    let serving: Vec<&Row> = rows
+        .iter()
+        .filter(|r| matches!(r.framework, Vllm | Sglang | LlamaCpp | Ollama) && !r.is_decode())
+        .collect();
+    let budgets: Vec<&&Row> = serving
+        .iter()
+        .filter(|r| matches!(r.compare, Compare::KvBudget { .. }))
+        .collect();
+    let budget_median = median(budgets.iter().map(|r| r.error().abs()).collect());
+    let high: Vec<&&&Row> = budgets.iter().filter(|r| r.confidence == "high").collect();
+    let high_within = high.iter().filter(|r| r.error().abs() <= 0.10).count();
+    let exact: Vec<&&Row> = serving
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.compare,
+                Compare::Weights | Compare::Segment(crate::engine::SegmentKind::KvCache)
+            )
+        })
+        .collect();
+    let exact_within = exact.iter().filter(|r| r.error().abs() <= 0.01).count();
+    format!(
+        "Serving engines: {} runs · KV budget median |error| **{:.1} %** over {} budgets, high-confidence budgets within 10 %: {high_within} of {} · weights and KV buffers within 1 %: {exact_within} of {}.\n\n",
+        serving.len(),
+        budget_median * 100.0,
+        budgets.len(),
+        high.len(),
+        exact.len()
+    )
 }

@@ -1,6 +1,6 @@
 //! Runtime defaults that follow the card: vLLM's V1 engine picks `max_num_batched_tokens`
 //! and `max_num_seqs` from the device's total memory (`vllm/engine/arg_utils.py`,
-//! `get_batch_defaults`, quoted in docs/notes/runtime-rules.md), so one scenario profiles
+//! `get_batch_defaults`; docs/notes/runtime-rules.md), so one scenario profiles
 //! differently on an RTX 4090 and on an H100. Every path that meets a card — the plan's
 //! options, one option's judgement, the explain view, `fit` — asks [`on_card`] for the
 //! scenario that card runs, so they agree.

@@ -15,6 +15,36 @@ pub fn kv_cache_bytes(model: &Model, bytes_per_element: f64, context: u64, batch
     (attention + state_elements(model) as f64) * bytes_per_element * batch as f64
 }
 
+/// Cells llama.cpp gives one slot's sliding-window layer: the window plus one `n_ubatch`
+/// pass, never more than the slot's context, padded to 256 where the release does
+/// ([`super::release::llama_cpp_swa_pad256`]).
+pub fn llama_cpp_swa_cells(window: u64, context: u64, ubatch: u64, pad256: bool) -> u64 {
+    let cells = context.min(window + ubatch);
+    if pad256 { cells.div_ceil(256) * 256 } else { cells }
+}
+
+/// The KV cache the runtime allocates for `sc`: llama.cpp and Ollama give a sliding-window
+/// layer [`llama_cpp_swa_cells`] per slot; a paged engine holds the window.
+pub fn runtime_cache_bytes(model: &Model, sc: &Scenario) -> f64 {
+    let bpe = sc.kv.bytes_per_element();
+    let a = &model.arch;
+    match a.sliding_window {
+        Some(w) if sc.framework.is_ggml() && a.mla.is_none() => {
+            let pad = sc
+                .version()
+                .is_some_and(|v| super::release::llama_cpp_swa_pad256(sc.framework, v));
+            let sliding = a.sliding_layers().min(a.attention_layers());
+            let full = a.attention_layers() - sliding;
+            let cells = llama_cpp_swa_cells(w.window, sc.context, sc.ubatch, pad);
+            let per_slot = (full * sc.context + sliding * cells) as f64
+                * a.kv_elements_per_token_per_layer() as f64
+                + state_elements(model) as f64;
+            per_slot * bpe * sc.batch as f64
+        }
+        _ => kv_cache_bytes(model, bpe, sc.context, sc.batch),
+    }
+}
+
 /// A state-space model's state per sequence, over its state-space layers: it does not grow
 /// with the context.
 pub fn state_elements(model: &Model) -> u64 {
@@ -34,6 +64,22 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
         None => format!("2 × {} kv heads × {} head_dim", a.kv_heads, a.head_dim),
     };
     let tokens = match a.sliding_window {
+        Some(w) if scenario.framework.is_ggml() && a.mla.is_none() => {
+            let pad = scenario
+                .version()
+                .is_some_and(|v| super::release::llama_cpp_swa_pad256(scenario.framework, v));
+            let cells = llama_cpp_swa_cells(w.window, scenario.context, scenario.ubatch, pad);
+            format!(
+                "({} full layers × {} + {} sliding layers × {} cells: window {} + n_ubatch {}{})",
+                a.attention_layers() - a.sliding_layers().min(a.attention_layers()),
+                group_thousands(scenario.context as i64),
+                a.sliding_layers(),
+                group_thousands(cells as i64),
+                w.window,
+                scenario.ubatch,
+                if pad { ", padded to 256" } else { "" }
+            )
+        }
         Some(w) if w.window < scenario.context => format!(
             "({} full layers × {} + {} sliding layers × window {})",
             a.attention_layers() - a.sliding_layers().min(a.attention_layers()),

@@ -1,7 +1,7 @@
 //! Which release of a runtime a plan is drawn for (`--framework vllm@0.11`, `llama.cpp@b7000`).
 //! Serving engines change how they allocate from release to release; each rule that moved is
 //! a named function here that says from which release on it holds, read from the engine's own
-//! code (docs/notes/runtime-rules.md quotes it, with the file and release). A leaf: the
+//! code (docs/notes/runtime-rules.md names the file and release of each). A leaf: the
 //! presets and the calibrated rules ask it, it asks nothing of the engine.
 //!
 //! Without a version a plan is for the newest release this file knows (`current`).
@@ -276,4 +276,14 @@ pub fn runtime_id(framework: Framework, version: Option<Version>) -> String {
         Some(v) => format!("{}@{v}", framework.id()),
         None => framework.id().to_string(),
     }
+}
+
+/// llama.cpp pads each slot's sliding-window cache to 256 cells after taking the window plus
+/// one `n_ubatch` pass (`llama-kv-cache-iswa.cpp`: `GGML_PAD(std::min(size_base, n_swa *
+/// (unified ? n_seq_max : 1) + n_ubatch), 256)`), as logs from late 2025 on show (gpt-oss:
+/// 768 cells for 128 + 512 under llama.cpp's Metal build, 1,280 for 128 + 1,024 under Ollama
+/// 0.30.2's llama-server); the tree of August 2025 padded before taking the minimum, which
+/// differs only when the context is shorter than the window plus the pass.
+pub fn llama_cpp_swa_pad256(framework: Framework, _version: Version) -> bool {
+    framework.is_ggml()
 }

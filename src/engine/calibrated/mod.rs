@@ -98,7 +98,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
         weights_formula(model, sc, q, u, n),
     );
     // Tensor parallel splits KV heads over the cards; past one head per card they repeat.
-    let kv_full = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, sc.batch);
+    let kv_full = super::kv::runtime_cache_bytes(model, sc);
     let kv_share = match sc.split {
         // Layer split: each card caches only its own layers.
         Split::Layer => 1.0 / n,

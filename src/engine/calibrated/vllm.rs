@@ -1,6 +1,6 @@
 //! vLLM's memory beyond weights, KV cache and its profiling peak, by release
 //! (`engine::release` says from which release each rule holds; docs/notes/runtime-rules.md
-//! quotes the code):
+//! names the file of each):
 //! - V0 (before 0.8) counted everything outside torch since start-up, the CUDA context
 //!   included: the calibrated CUDA context stands for it;
 //! - V1 takes its baseline after the CUDA context and the first NCCL communicator exist, so

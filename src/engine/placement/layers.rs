@@ -81,7 +81,7 @@ impl LayerCosts {
             moe_first,
             moe_every,
             moe: a.moe.is_some(),
-            layer_kv: kv_cache_bytes(model, bpe, sc.context, sc.batch) / layers as f64,
+            layer_kv: super::super::kv::runtime_cache_bytes(model, sc) / layers as f64,
             layer_kv_read: kv_cache_bytes(model, bpe, sc.context, 1) / layers as f64,
             output: (lm_head + final_norm) * per_param,
             embedding: embedding * per_param,
