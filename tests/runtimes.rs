@@ -399,3 +399,43 @@ fn the_serving_runs_hold_their_accuracy() {
     );
     assert!(number("weights and KV buffers within 1 %:") >= 24.0, "{summary}");
 }
+
+/// Explain says which engine rule made the numbers: vLLM's batch values on an H100 (its
+/// defaults by card memory), llama-server's 4 unified slots sharing one sequence's cells.
+#[test]
+fn explain_names_the_engine_rule_behind_the_numbers() {
+    let c = Catalog::embedded().unwrap();
+    let m = c.model("llama-3.1-8b").unwrap();
+    let explain = |framework: Framework, gpu: &str| {
+        let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+        sc.framework = framework;
+        vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+        let plan = vramfit::engine::plan(m, &c.gpus, &sc, true);
+        let g = c.gpu_index(gpu).unwrap();
+        let o = plan.options.iter().find(|o| o.gpu == g && o.count == 1).unwrap();
+        vramfit::lang::Lang::En.make_current();
+        vramfit::present::explain::explain_option(m, &c.gpus[g], o, &plan, &sc)
+    };
+    let lines = explain(Framework::Vllm, "h100-sxm");
+    assert!(
+        lines.iter().any(|l| l
+            .starts_with("vLLM 0.34 on this card runs max_num_batched_tokens 8,192 and max_num_seqs 1,024")),
+        "{lines:#?}"
+    );
+    let lines = explain(Framework::Vllm, "rtx-4090");
+    assert!(
+        !lines.iter().any(|l| l.contains("on this card runs")),
+        "{lines:#?}"
+    );
+    let lines = explain(Framework::LlamaCpp, "rtx-4090");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("llama.cpp b10453 (llama-server, -np unset) runs 4 slots")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("serves 1 sequence")),
+        "{lines:#?}"
+    );
+}

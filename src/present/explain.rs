@@ -322,8 +322,33 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         // was asked: that is what the sequences above mean.
         lines.push(tr!("explain.kv_pool_meaning", engine = scenario.runtime_label()));
     }
+    // vLLM's batch defaults on this card, where they follow its memory.
+    if let Some((tokens, seqs)) = option.batch_defaults {
+        lines.push(tr!(
+            "explain.card_batch",
+            runtime = scenario.runtime_label(),
+            tokens = group_thousands(tokens as i64),
+            seqs = group_thousands(seqs as i64)
+        ));
+    }
+    // llama-server's default 4 slots share one unified cache: one sequence's cells in all.
+    let unified = scenario.framework == crate::engine::Framework::LlamaCpp
+        && scenario.batch == 1
+        && scenario
+            .version()
+            .is_some_and(crate::engine::release::llama_cpp_auto_slots);
+    if unified && option.serving.is_some() {
+        lines.push(tr!(
+            "explain.unified_slots",
+            runtime = scenario.runtime_label(),
+            context = group_thousands(scenario.context as i64)
+        ));
+    }
     // llama.cpp and Ollama serve their fixed slots, not what the budget could hold.
-    if let Some(c) = option.serving.filter(|_| scenario.framework.is_ggml()) {
+    if let Some(c) = option
+        .serving
+        .filter(|_| scenario.framework.is_ggml() && !unified)
+    {
         lines.push(tr!(
             "explain.slots",
             runtime = scenario.runtime_label(),
