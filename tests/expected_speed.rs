@@ -386,3 +386,50 @@ fn a_single_stream_never_borrows_a_batched_class() {
     assert!(o["expected_decode_tokens_per_s"].is_null(), "{o}");
     assert!(o["speed_class"].is_null(), "{o}");
 }
+
+/// "Rank by: speed": the fitting options come fastest first by expected decode (the ceiling
+/// where no class has 3 runs), on the command line as in the planner's Rank row.
+#[test]
+fn ranking_by_speed_puts_the_fastest_expected_first() {
+    let out = common::vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "llama.cpp",
+            "--weights",
+            "q4_k_m",
+            "--sort",
+            "speed",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let speed = |o: &Value| {
+        o["expected_decode_tokens_per_s"]
+            .as_f64()
+            .or(o["decode_tokens_per_s"].as_f64())
+            .unwrap_or(0.0)
+    };
+    let fits: Vec<&Value> = v["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["verdict"] != "no")
+        .collect();
+    assert!(fits.len() > 10);
+    for pair in fits.windows(2) {
+        assert!(
+            speed(pair[0]) >= speed(pair[1]),
+            "{} before {}",
+            pair[0]["gpu"],
+            pair[1]["gpu"]
+        );
+    }
+    // The planner cycles to it.
+    use vramfit::engine::Choice;
+    assert!(vramfit::engine::rank::SortBy::ALL.contains(&vramfit::engine::rank::SortBy::Speed));
+}

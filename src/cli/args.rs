@@ -190,7 +190,8 @@ pub struct PlanArgs {
     #[arg(long)]
     pub provider: Option<String>,
     /// Order fitting options (single cards and combos together) by monthly price, rental cost
-    /// for --hours, cost to finish the fine-tune (--train-tokens), or fewest cards then price.
+    /// for --hours, cost to finish the fine-tune (--train-tokens), fewest cards then price, or
+    /// fastest decode (the expected speed, else the ceiling).
     #[arg(long, value_parser = choice::<SortBy>(), default_value = "price")]
     pub sort: SortBy,
     /// Call a fit "tight" below this free fraction of the requirement (a 30–50 % safety

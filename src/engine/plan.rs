@@ -344,7 +344,10 @@ pub fn options(
             if n > 1 && n != ctx.scenario.cards && !g.combines() {
                 continue;
             }
-            out.push(fit::evaluate(i, g, n, ctx, need, cards_needed));
+            let mut o = fit::evaluate(i, g, n, ctx, need, cards_needed);
+            o.expected_decode_tokens_per_s =
+                super::expected::for_option(ctx.model, ctx.scenario, g, &o).decode_tokens_per_s;
+            out.push(o);
         }
     }
     super::rank::rank_options(&mut out, super::rank::SortBy::Price);

@@ -17,10 +17,19 @@ pub enum SortBy {
     Finish,
     /// The fewest cards, then the monthly price.
     Cards,
+    /// The fastest decode per stream: the expected speed where a class of measured runs gives
+    /// one, else the ceiling.
+    Speed,
 }
 
 impl super::Choice for SortBy {
-    const ALL: &'static [Self] = &[SortBy::Price, SortBy::Rent, SortBy::Finish, SortBy::Cards];
+    const ALL: &'static [Self] = &[
+        SortBy::Price,
+        SortBy::Rent,
+        SortBy::Finish,
+        SortBy::Cards,
+        SortBy::Speed,
+    ];
 
     fn id(self) -> &'static str {
         match self {
@@ -28,6 +37,7 @@ impl super::Choice for SortBy {
             SortBy::Rent => "rent",
             SortBy::Finish => "finish",
             SortBy::Cards => "cards",
+            SortBy::Speed => "speed",
         }
     }
 
@@ -37,6 +47,7 @@ impl super::Choice for SortBy {
             SortBy::Rent => "cost of the rental term",
             SortBy::Finish => "cost to finish",
             SortBy::Cards => "fewest cards, then price",
+            SortBy::Speed => "fastest decode (expected, else the ceiling)",
         }
     }
 }
@@ -48,6 +59,10 @@ pub fn rank_key(o: &FitOption, by: SortBy) -> Option<f64> {
         SortBy::Rent => o.rent_cost_usd,
         SortBy::Finish => o.train_cost_usd,
         SortBy::Cards => Some(f64::from(o.count)),
+        SortBy::Speed => o
+            .expected_decode_tokens_per_s
+            .or(o.decode_tokens_per_s)
+            .map(|tps| -tps),
     }
 }
 

@@ -26,7 +26,10 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
                 tr!("tui.why_pinned")
             } else if app.local == Some((o.gpu, o.count)) {
                 String::new()
-            } else if o.verdict.is_fit() && o.price_usd_month.is_none() && app.sort_by != SortBy::Cards {
+            } else if o.verdict.is_fit()
+                && o.price_usd_month.is_none()
+                && !matches!(app.sort_by, SortBy::Cards | SortBy::Speed)
+            {
                 // Ranked first only because nothing priced fits: not "the cheapest".
                 tr!("tui.why_unpriced")
             } else if o.verdict.is_fit() {
@@ -35,6 +38,7 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
                     SortBy::Rent => tr!("tui.why_cheapest_rent"),
                     SortBy::Finish => tr!("tui.why_cheapest_finish"),
                     SortBy::Cards => tr!("tui.why_fewest_cards"),
+                    SortBy::Speed => tr!("tui.why_fastest"),
                 }
             } else {
                 tr!("tui.why_closest")
