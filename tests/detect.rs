@@ -332,11 +332,15 @@ fn a_busy_card_under_each_runtime() {
     let o = here_option(&t, &["--framework", "vllm"]);
     assert_eq!(o["usable_bytes"], free, "1.0 × the total − 24,000 MiB");
     assert_ne!(o["reason"], reason);
+    // SGLang 0.5.23 reads its fraction off the card (81,559 MiB, one rank): reserve 512 +
+    // 1.5 × 8,192 + 128 + 2 × 256 + 8 × 58 = 13,904 MiB → 0.830; others' memory comes out of it.
     let o = here_option(&t, &["--framework", "sglang"]);
     assert_eq!(o["verdict"], "fits");
-    assert_eq!(
-        o["usable_bytes"], 49_652_338_524u64,
-        "0.88 × the total − 24,000 MiB"
+    let usable = o["usable_bytes"].as_f64().unwrap();
+    let expected = 0.83 * visible as f64 - (24000 * MIB) as f64;
+    assert!(
+        (usable - expected).abs() < 2.0,
+        "{usable} vs {expected}: 0.830 × the total − 24,000 MiB"
     );
     for extra in [&["--framework", "llama.cpp"][..], &["--method", "lora"]] {
         let o = here_option(&t, extra);

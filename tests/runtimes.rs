@@ -439,3 +439,72 @@ fn explain_names_the_engine_rule_behind_the_numbers() {
         "{lines:#?}"
     );
 }
+
+/// SGLang's defaults by card (0.5.3 on): on an H100 (nvidia-smi 81,559 MiB) at 0.5.10, one
+/// rank, the reserve is 512 + 1.5 × 8,192 + 128 + 2 × 256 + 8 × 58 prefill graphs = 13,904 MiB
+/// and the fraction round((81,559 − 13,904) ÷ 81,559, 3) = 0.830; up to 0.5.2 the table's
+/// 9.5 + 0.5 GiB gives 0.874. An RTX 4090 (24,564 MiB) at 0.5.23 runs 4,096-token chunks:
+/// 512 + 6,144 + 128 + 96 + 8 × 50 = 7,280 MiB, 0.704. The judge takes each card's own.
+#[test]
+fn sglang_reads_its_fraction_and_chunk_off_the_card() {
+    use vramfit::engine::release::{sglang_defaults, sglang_prefill_graphs};
+    assert_eq!(sglang_prefill_graphs(8192), 58);
+    assert_eq!(sglang_prefill_graphs(4096), 50);
+    assert_eq!(
+        sglang_defaults(Version::Release(0, 5, 10), 81_559.0, 1, false),
+        (0.83, 8192)
+    );
+    assert_eq!(
+        sglang_defaults(Version::Release(0, 5, 2), 81_559.0, 1, false),
+        (0.874, 8192)
+    );
+    assert_eq!(
+        sglang_defaults(Version::Release(0, 5, 23), 24_564.0, 1, false),
+        (0.704, 4096)
+    );
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "sglang@0.5.10",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let h100 = v["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["gpu"] == "h100-sxm" && o["count"] == 1)
+        .unwrap();
+    let share = h100["usable_bytes"].as_f64().unwrap() / h100["capacity_bytes"].as_f64().unwrap();
+    assert!((share - 0.83).abs() < 1e-6, "{share}");
+    // A fraction the user gives wins on every card.
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "sglang",
+            "--gpu-util",
+            "0.9",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for o in v["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["count"] == 1)
+        .take(20)
+    {
+        let share = o["usable_bytes"].as_f64().unwrap() / o["capacity_bytes"].as_f64().unwrap();
+        assert!((share - 0.9).abs() < 1e-6, "{}: {share}", o["gpu"]);
+    }
+}

@@ -142,7 +142,9 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
     // (`engine::judge::usable_per_card`).
     gpu.memory_visible_bytes = Some(per_card);
     gpu.in_use_bytes = in_use;
-    gpu.memory_smi_mib = None;
+    // The reported total, as the driver gives it (SGLang reads its defaults off it); for
+    // mixed cards no one figure is right.
+    gpu.memory_smi_mib = (!mixed).then_some(first.memory_total_bytes / 1_048_576);
     gpu.memory_source = Some(format!(
         "reported by {} on this machine: {:.2} GB per card the runtime can allocate (the reported total less the driver's reserve), {:.2} GB in use by other processes",
         first.source,

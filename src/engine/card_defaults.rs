@@ -1,5 +1,5 @@
 //! Runtime defaults that follow the card: vLLM's V1 engine picks `max_num_batched_tokens`
-//! and `max_num_seqs` from the device's total memory (`vllm/engine/arg_utils.py`,
+//! and `max_num_seqs` from the device's total memory, SGLang its `chunked_prefill_size` (`vllm/engine/arg_utils.py`,
 //! `get_batch_defaults`; docs/notes/runtime-rules.md), so one scenario profiles
 //! differently on an RTX 4090 and on an H100. Every path that meets a card — the plan's
 //! options, one option's judgement, the explain view, `fit` — asks [`on_card`] for the
@@ -41,10 +41,23 @@ pub fn vllm_serve_batch(version: Version, total_bytes: f64, name: &str, context:
 /// The scenario `gpu` runs under `sc`'s runtime, when the runtime's defaults follow the card
 /// and the user left them unset (`sc.card_batch_defaults`); `None` when it is `sc` itself.
 pub fn on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
-    if !sc.card_batch_defaults || sc.framework != Framework::Vllm {
+    if !sc.card_batch_defaults {
         return None;
     }
     let version = sc.version()?;
+    // SGLang's chunked prefill follows the card's memory (its fraction too, in
+    // `Scenario::gpu_util_for`).
+    if sc.framework == Framework::Sglang {
+        let mib = gpu.sglang_memory_mib();
+        let (_, chunk) = release::sglang_defaults(version, mib, sc.cards, false);
+        return (chunk != sc.max_batched_tokens).then(|| Scenario {
+            max_batched_tokens: chunk,
+            ..sc.clone()
+        });
+    }
+    if sc.framework != Framework::Vllm {
+        return None;
+    }
     if !release::vllm_v1(version) {
         return None;
     }

@@ -188,10 +188,13 @@ impl Framework {
             Self::Sglang => vec![
                 p(
                     GpuUtilByCount(sglang_fraction(sc.cards)),
-                    "server_args: mem_fraction_static 0.88 on one card (0.87 TP2, 0.85 TP4, 0.81 TP8), for each option's count",
+                    "server_args (0.5.3 on): mem_fraction_static = (memory − reserve) ÷ memory for each option's card and TP size; 0.88 on one card without one",
                 ),
                 p(Kv(KvPrecision::Fp16), "server_args: kv_cache_dtype = auto"),
-                p(MaxBatchedTokens(8192), "server_args: chunked_prefill_size = 8192"),
+                p(
+                    MaxBatchedTokens(8192),
+                    "server_args: chunked_prefill_size by card: 2048 below 35 GiB, 4096 below 60, 8192 below 160, 16384 above",
+                ),
                 p(FlashAttention(true), "FlashInfer attention"),
             ],
             Self::LlamaCpp => vec![

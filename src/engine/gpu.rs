@@ -190,6 +190,13 @@ impl Gpu {
     }
 
     /// The SMI total in bytes, where known.
+    /// The total SGLang reads for its defaults (`get_nvgpu_memory_capacity`: nvidia-smi's
+    /// `memory.total`), in MiB; the CUDA-visible total where the driver's figure is unknown.
+    pub fn sglang_memory_mib(&self) -> f64 {
+        self.memory_smi_mib
+            .map_or(self.memory_real_bytes() / 1_048_576.0, |m| m as f64)
+    }
+
     pub fn memory_smi_bytes(&self) -> Option<f64> {
         self.memory_smi_mib.map(|m| m as f64 * 1_048_576.0)
     }

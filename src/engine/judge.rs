@@ -70,9 +70,9 @@ pub fn card_capacity(gpu: &Gpu, scenario: &Scenario) -> f64 {
 /// calibrated rules takes its memory fraction (vLLM's `gpu_memory_utilization`, SGLang's
 /// `mem_fraction_static`, which SGLang sets by tensor-parallel size: evaluated for this
 /// option's count, not once for the plan), anything else all of it.
-pub fn usable_fraction(scenario: &Scenario, count: u32) -> f64 {
+pub fn usable_fraction(scenario: &Scenario, gpu: &Gpu, count: u32) -> f64 {
     if scenario.convention == Convention::Calibrated && !scenario.method.is_training() {
-        scenario.gpu_util_on(count)
+        scenario.gpu_util_for(gpu, count)
     } else {
         1.0
     }
@@ -111,7 +111,7 @@ fn extensible_vllm(scenario: &Scenario) -> bool {
 /// - everything else (training, llama.cpp, Ollama, the quick rules) allocates what it
 ///   needs from what is free.
 pub fn usable_per_card(gpu: &Gpu, count: u32, scenario: &Scenario) -> f64 {
-    let share = card_capacity(gpu, scenario) * usable_fraction(scenario, count);
+    let share = card_capacity(gpu, scenario) * usable_fraction(scenario, gpu, count);
     let in_use = gpu.in_use_bytes;
     if takes_share_of_total(scenario) && scenario.framework != Framework::Sglang {
         share
@@ -126,7 +126,7 @@ fn busy_reason(gpu: &Gpu, count: u32, scenario: &Scenario) -> Option<Reason> {
         return None;
     }
     let capacity = card_capacity(gpu, scenario);
-    let wanted = capacity * usable_fraction(scenario, count);
+    let wanted = capacity * usable_fraction(scenario, gpu, count);
     let free = (capacity - gpu.in_use_bytes).max(0.0);
     (free < wanted).then_some(Reason::Busy {
         free: free as u64,

@@ -287,3 +287,82 @@ pub fn runtime_id(framework: Framework, version: Option<Version>) -> String {
 pub fn llama_cpp_swa_pad256(framework: Framework, _version: Version) -> bool {
     framework.is_ggml()
 }
+
+// ---- SGLang ----------------------------------------------------------------------------
+
+/// SGLang's per-card defaults (`server_args.py`; `arg_groups/memory_hook.py` from 0.5.16):
+/// `chunked_prefill_size` by the card's memory, and `mem_fraction_static` = (memory −
+/// reserve) ÷ memory, rounded to 3 places. Up to 0.5.2 the reserve is a table by memory and
+/// tensor-parallel size; from 0.5.3 it is 512 MiB + 1.5 × max(chunk, 2,048) + 128 MiB per
+/// rank + 2 × the decode CUDA-graph batch, plus 8 MiB per prefill graph from 0.5.10 (1.5 GiB
+/// with MLA), never under 10 GiB on cards over 60 GiB. `memory_mib` is the card's total.
+pub fn sglang_defaults(version: Version, memory_mib: f64, tp: u32, mla: bool) -> (f64, u64) {
+    let gib = |x: f64| x * 1024.0;
+    let tp = f64::from(tp.max(1));
+    if version < v(0, 5, 3) {
+        let (reserve, chunk) = if memory_mib < gib(35.0) {
+            (gib(2.8 + tp / 10.0), 2048)
+        } else if memory_mib < gib(90.0) {
+            (gib(9.5 + tp / 2.0), 8192)
+        } else if memory_mib < gib(160.0) {
+            (gib(12.0 + tp / 2.0), 8192)
+        } else {
+            (gib(32.0), 16_384)
+        };
+        return (fraction(memory_mib, reserve), chunk);
+    }
+    let wide = tp >= 4.0;
+    let (chunk, graph_bs): (u64, f64) = if memory_mib < gib(20.0) {
+        (2048, 8.0)
+    } else if memory_mib < gib(35.0) {
+        if version >= v(0, 5, 23) {
+            (4096, if wide { 160.0 } else { 48.0 })
+        } else if version >= v(0, 5, 8) {
+            (2048, if wide { 80.0 } else { 24.0 })
+        } else {
+            (2048, if wide { 80.0 } else { 16.0 })
+        }
+    } else if memory_mib < gib(60.0) {
+        (4096, if wide { 160.0 } else { 32.0 })
+    } else if memory_mib < gib(160.0) {
+        (8192, if wide { 512.0 } else { 256.0 })
+    } else {
+        (16_384, 512.0)
+    };
+    let mut reserve = 512.0 + 1.5 * (chunk.max(2048) as f64) + tp * 128.0 + 2.0 * graph_bs;
+    if version >= v(0, 5, 10) {
+        reserve += if mla {
+            1536.0
+        } else {
+            8.0 * sglang_prefill_graphs(chunk) as f64
+        };
+    }
+    if memory_mib > gib(60.0) {
+        reserve = reserve.max(gib(10.0));
+    }
+    (fraction(memory_mib, reserve), chunk)
+}
+
+fn fraction(memory_mib: f64, reserve_mib: f64) -> f64 {
+    (((memory_mib - reserve_mib) / memory_mib) * 1000.0).round() / 1000.0
+}
+
+/// SGLang's prefill CUDA graphs up to `max` tokens: 4–32 by 4, 48–256 by 16, 288–512 by 32,
+/// 576–1,024 by 64, 1,280–4,096 by 256, then by 512 (`_generate_piecewise_cuda_graph_tokens`).
+pub fn sglang_prefill_graphs(max: u64) -> u64 {
+    let steps: [(u64, u64, u64); 6] = [
+        (4, 32, 4),
+        (48, 256, 16),
+        (288, 512, 32),
+        (576, 1024, 64),
+        (1280, 4096, 256),
+        (4608, u64::MAX, 512),
+    ];
+    steps
+        .iter()
+        .map(|&(lo, hi, step)| {
+            let top = hi.min(max);
+            if top < lo { 0 } else { (top - lo) / step + 1 }
+        })
+        .sum()
+}

@@ -183,6 +183,18 @@ impl Scenario {
         }
     }
 
+    /// The serving engine's share of each card of `gpu` on an option of `count` cards: SGLang
+    /// (0.5.3 on) reads its `mem_fraction_static` off the card's memory and the
+    /// tensor-parallel size (`release::sglang_defaults`), else [`Scenario::gpu_util_on`].
+    pub fn gpu_util_for(&self, gpu: &super::gpu::Gpu, count: u32) -> f64 {
+        match self.version() {
+            Some(v) if self.framework == Framework::Sglang && self.gpu_util_by_count => {
+                super::release::sglang_defaults(v, gpu.sglang_memory_mib(), count, false).0
+            }
+            _ => self.gpu_util_on(count),
+        }
+    }
+
     /// Set the serving share by hand (a flag, a plan file, the planner's row).
     pub fn set_gpu_util(&mut self, value: f64) {
         self.gpu_util = value;

@@ -121,8 +121,10 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
     for s in user.settings() {
         s.apply(sc);
     }
-    // vLLM's batch defaults follow the card unless the user set them.
-    sc.card_batch_defaults = framework == super::runtime::Framework::Vllm
-        && user.get(Setting::MaxBatchedTokens(0)).is_none()
+    // vLLM's and SGLang's batch defaults follow the card unless the user set them.
+    sc.card_batch_defaults = matches!(
+        framework,
+        super::runtime::Framework::Vllm | super::runtime::Framework::Sglang
+    ) && user.get(Setting::MaxBatchedTokens(0)).is_none()
         && user.get(Setting::MaxNumSeqs(0)).is_none();
 }

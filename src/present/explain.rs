@@ -107,10 +107,10 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
         tr!(
             "explain.usable",
             usable = format_gb(option.usable_bytes),
-            share = if crate::engine::judge::usable_fraction(scenario, option.count) < 1.0 {
+            share = if crate::engine::judge::usable_fraction(scenario, gpu, option.count) < 1.0 {
                 tr!(
                     "explain.serving_share",
-                    percent = format!("{:.0}", scenario.gpu_util_on(option.count) * 100.0)
+                    percent = format!("{:.0}", scenario.gpu_util_for(gpu, option.count) * 100.0)
                 )
             } else {
                 String::new()

@@ -165,6 +165,18 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
     }
     // Cards that run other batch values than the scenario's (vLLM by the card's memory).
     for ((tokens, seqs), _) in &plan.variants {
+        if scenario.framework == crate::engine::Framework::Sglang {
+            let _ = writeln!(
+                *s,
+                "  {}",
+                tr!(
+                    "plan.card_chunk",
+                    runtime = scenario.runtime_label(),
+                    tokens = crate::engine::units::group_thousands(*tokens as i64)
+                )
+            );
+            continue;
+        }
         let _ = writeln!(
             *s,
             "  {}",

@@ -152,6 +152,8 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
         host_bytes: 0.0,
         notes: vec![if sc.framework.is_ggml() {
             "llama.cpp allocates the KV cache for every cell of its context up front, beside one compute buffer".to_string()
+        } else if sc.framework == Framework::Sglang && sc.gpu_util_by_count {
+            "SGLang takes mem_fraction_static of each card, set by the card's memory and the tensor-parallel size, and fills what is left with KV cache".to_string()
         } else {
             words!(
                 "a serving engine takes {:.0} % of each card (gpu_memory_utilization) and fills what is left with KV cache",

@@ -58,9 +58,8 @@ pub fn layer_flags(
 }
 
 /// vLLM (`vllm serve`) or SGLang (`python -m sglang.launch_server`).
-pub fn streamed(sc: &Scenario, count: u32, streamed: f64) -> String {
+pub fn streamed(sc: &Scenario, share: f64, count: u32, streamed: f64) -> String {
     let gib = (streamed / GIB).round() as u64;
-    let share = sc.gpu_util_on(count);
     let mut f = String::new();
     let mut add = |s: String| {
         if !f.is_empty() {

@@ -313,7 +313,7 @@ pub fn gpu_only(
         let split = vec![cards.usable.max(0.0); cards.count as usize];
         flags::layer_flags(sc, layers, &split, 0, model.arch.layers, false)
     } else {
-        flags::streamed(sc, cards.count, 0.0)
+        flags::streamed(sc, sc.gpu_util_for(cards.gpu, cards.count), cards.count, 0.0)
     };
     Placement {
         strategy: Strategy::AllOnGpu,

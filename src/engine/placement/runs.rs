@@ -243,7 +243,14 @@ pub(super) fn place_streamed(r: &Request) -> Placement {
         total_layers: r.model.arch.layers,
         cpu_moe_layers: 0,
         streamed_bytes_per_card: streamed,
-        runtime_flags: flags::streamed(sc, count, streamed),
+        runtime_flags: flags::streamed(
+            sc,
+            r.rig
+                .first()
+                .map_or(sc.gpu_util_on(count), |c| sc.gpu_util_for(c.gpu, count)),
+            count,
+            streamed,
+        ),
         speed,
     }
 }
