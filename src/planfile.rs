@@ -62,6 +62,9 @@ pub struct PlanFile {
     /// Absent in plans saved before presets existed: the generic rules.
     #[serde(default = "default_framework")]
     pub framework: String,
+    /// vLLM's entry point: `serve` (absent: `vllm serve`) or `llm` (the `LLM` class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_entry: Option<String>,
     pub network_gbps: f64,
     /// Free fraction below which a fit is tight; absent = under 5 GB left (2 GB per card).
     #[serde(default)]
@@ -137,6 +140,7 @@ impl PlanFile {
             reduce_bucket_size: sc.reduce_bucket,
             prefetch_bucket_size: sc.prefetch_bucket,
             framework: crate::engine::release::runtime_id(sc.framework, sc.release),
+            vllm_entry: sc.vllm_llm_class.then(|| "llm".to_string()),
             network_gbps: sc.network_gbps,
             margin: match sc.tight_rule {
                 TightRule::Seed => None,
@@ -223,6 +227,19 @@ impl PlanFile {
             card_batch_defaults: framework == Framework::Vllm
                 && self.max_batched_tokens == crate::engine::defaults::VLLM_SERVE_TOKENS
                 && self.max_num_seqs == crate::engine::defaults::VLLM_MAX_NUM_SEQS,
+            vllm_llm_class: match self.vllm_entry.as_deref() {
+                None | Some("serve") => false,
+                Some("llm") => true,
+                Some(other) => {
+                    return Err(KnobError {
+                        flag: "vllm-entry",
+                        message: format!(
+                            "vllm_entry = \"{}\" is not one of serve, llm",
+                            crate::text::clean_prefix(other, 20)
+                        ),
+                    });
+                }
+            },
             network_gbps: self.network_gbps,
             rent: Rent::new(
                 self.hours,

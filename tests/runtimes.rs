@@ -508,3 +508,40 @@ fn sglang_reads_its_fraction_and_chunk_off_the_card() {
         assert!((share - 0.9).abs() < 1e-6, "{}: {share}", o["gpu"]);
     }
 }
+
+/// vLLM's entry point: the `LLM` class runs larger batch defaults (16,384 tokens on an H100,
+/// 8,192 below 70 GiB) than `vllm serve` (8,192 and 2,048); a plan file keeps it.
+#[test]
+fn vllm_llm_class_has_larger_batch_defaults() {
+    use vramfit::engine::card_defaults::vllm_batch;
+    let v = Version::Release(0, 34, 0);
+    assert_eq!(vllm_batch(v, 79.2 * GIB, "H100 SXM", 8192, true), (16_384, 1024));
+    assert_eq!(
+        vllm_batch(v, 23.5 * GIB, "GeForce RTX 4090", 8192, true),
+        (8192, 256)
+    );
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "vllm",
+            "--vllm-entry",
+            "llm",
+            "--gpu",
+            "h100-sxm",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["scenario"]["vllm_entry"], "llm");
+    assert_eq!(j["options"][0]["card_batch"]["max_batched_tokens"], 16_384);
+    let bad = vramfit()
+        .args(["plan", "-m", "llama-3.1-8b", "--vllm-entry", "cli"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

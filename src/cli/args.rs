@@ -135,13 +135,18 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 1024, value_parser = whole::<u64>(ranges::PROMPT))]
     pub prompt: u64,
     /// Serving: tokens prefilled in one step (vLLM's max_num_batched_tokens, the chunk of
-    /// chunked prefill), which sets the activation peak [default: 8192].
+    /// chunked prefill), which sets the activation peak [default: by card, vLLM 2048 below
+    /// 70 GiB].
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::MAX_BATCHED_TOKENS))]
     pub max_batched_tokens: Option<u64>,
     /// Serving: sequences vLLM schedules per step (max_num_seqs); its profiling run samples
-    /// this many at once [default: 256].
+    /// this many at once [default: by card, 256 below 70 GiB].
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::MAX_NUM_SEQS))]
     pub max_num_seqs: Option<u64>,
+    /// Serving: how vLLM is run — `serve` (the OpenAI server) or `llm` (the `LLM` class for
+    /// offline batches), whose batch defaults are larger [default: serve].
+    #[arg(long, value_name = "ENTRY", value_parser = clap::builder::PossibleValuesParser::new(["serve", "llm"]))]
+    pub vllm_entry: Option<String>,
     /// Serving: tokens llama.cpp computes per pass (n_ubatch); its compute buffer grows with
     /// it [default: 512].
     #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::UBATCH))]
@@ -331,6 +336,7 @@ impl PlanArgs {
             method: self.method,
             framework: self.framework.0,
             release: self.framework.1,
+            vllm_llm_class: self.vllm_entry.as_deref() == Some("llm"),
             convention: self.convention,
             lora_rank: self.lora_rank,
             tight_rule: match self.margin {

@@ -12,12 +12,25 @@ use super::scenario::Scenario;
 
 const GIB: f64 = 1_073_741_824.0;
 
-/// `vllm serve`'s batch defaults on a card of `total_bytes` named `name`: 16,384 tokens and
-/// 1,024 sequences from 160 GiB (0.28 on: B200, B300), 8,192 and 1,024 from 70 GiB except
-/// the A100 ("Setting large `max_num_batched_tokens` for A100 reduces throughput", PR
-/// #17885) and, from 0.33, the GB10, else 2,048 and 256. Then, from 0.12, the tokens never
-/// exceed `max_num_seqs × max_model_len` and the sequences never exceed the tokens.
+/// `vllm serve`'s batch defaults on a card of `total_bytes` named `name` (see
+/// [`vllm_batch`]).
 pub fn vllm_serve_batch(version: Version, total_bytes: f64, name: &str, context: u64) -> (u64, u64) {
+    vllm_batch(version, total_bytes, name, context, false)
+}
+
+/// vLLM's batch defaults on a card of `total_bytes` named `name`, for `vllm serve` or, with
+/// `llm_class`, the `LLM` class: 16,384 tokens and 1,024 sequences from 160 GiB (0.28 on:
+/// B200, B300), 8,192 (the `LLM` class 16,384) and 1,024 from 70 GiB except the A100
+/// ("Setting large `max_num_batched_tokens` for A100 reduces throughput", PR #17885) and,
+/// from 0.33, the GB10, else 2,048 (8,192) and 256. Then, from 0.12, the tokens never exceed
+/// `max_num_seqs × max_model_len` and the sequences never exceed the tokens.
+pub fn vllm_batch(
+    version: Version,
+    total_bytes: f64,
+    name: &str,
+    context: u64,
+    llm_class: bool,
+) -> (u64, u64) {
     let lower = name.to_ascii_lowercase();
     let gb10 = lower.contains("gb10") || lower.contains("dgx spark");
     let (tokens, seqs): (u64, u64) = if version >= Version::Release(0, 28, 0) && total_bytes >= 160.0 * GIB {
@@ -26,9 +39,9 @@ pub fn vllm_serve_batch(version: Version, total_bytes: f64, name: &str, context:
         && !lower.contains("a100")
         && !(gb10 && version >= Version::Release(0, 33, 0))
     {
-        (8192, 1024)
+        (if llm_class { 16_384 } else { 8192 }, 1024)
     } else {
-        (2048, 256)
+        (if llm_class { 8192 } else { 2048 }, 256)
     };
     if version >= Version::Release(0, 12, 0) {
         let tokens = tokens.min(seqs.saturating_mul(context.max(1)));
@@ -61,7 +74,13 @@ pub fn on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
     if !release::vllm_v1(version) {
         return None;
     }
-    let (tokens, seqs) = vllm_serve_batch(version, gpu.memory_real_bytes(), &gpu.name, sc.context);
+    let (tokens, seqs) = vllm_batch(
+        version,
+        gpu.memory_real_bytes(),
+        &gpu.name,
+        sc.context,
+        sc.vllm_llm_class,
+    );
     if (tokens, seqs) == (sc.max_batched_tokens, sc.max_num_seqs) {
         return None;
     }

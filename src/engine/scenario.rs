@@ -138,6 +138,9 @@ pub struct Scenario {
     /// `max_num_batched_tokens` and `max_num_seqs` by the device's memory): set by `settle`
     /// when the user left both unset; see `card_defaults::on_card`.
     pub card_batch_defaults: bool,
+    /// vLLM run through its `LLM` class (offline batches) rather than `vllm serve`: larger
+    /// batch defaults (`--vllm-entry llm`).
+    pub vllm_llm_class: bool,
     /// Network between nodes of 8 cards, Gb/s (multi-node training plans).
     pub network_gbps: f64,
     pub rent: Rent,
@@ -238,6 +241,7 @@ impl Scenario {
             framework: Framework::Generic,
             release: None,
             card_batch_defaults: false,
+            vllm_llm_class: false,
             network_gbps: 400.0,
             rent: Rent::default(),
             host: None,

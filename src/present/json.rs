@@ -116,6 +116,8 @@ pub struct ScenarioJson<'a> {
     /// The framework's release the plan follows (`--framework vllm@0.11`; the newest known
     /// when none is given); null for a runtime whose rules do not change by release.
     pub framework_version: Option<String>,
+    /// vLLM's entry point: `serve` (`vllm serve`) or `llm` (the `LLM` class).
+    pub vllm_entry: &'static str,
     /// The values that framework sets by default, with where it sets them.
     pub framework_preset: Vec<PresetJson>,
     /// The host's RAM (decimal GB) and bandwidth (GB/s) the plan may spill into; null: VRAM only.
@@ -426,6 +428,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             prefetch_bucket_size: scenario.prefetch_bucket,
             framework: scenario.framework.id(),
             framework_version: scenario.version().map(|v| v.to_string()),
+            vllm_entry: if scenario.vllm_llm_class { "llm" } else { "serve" },
             framework_preset: scenario
                 .framework
                 .presets(scenario)
