@@ -545,3 +545,33 @@ fn vllm_llm_class_has_larger_batch_defaults() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// The planner's rows say what the card the bar is drawn against runs: vLLM's 8,192-token
+/// step on an H100 where the scenario's default is 2,048, SGLang's fraction off the card.
+#[test]
+fn the_planners_rows_show_the_target_cards_own_values() {
+    use vramfit::tui::app::Knob;
+    let mut app = vramfit::tui::states::fresh_app("default");
+    app.select_model("llama-3.1-8b");
+    let mut sc = app.scenario.clone();
+    sc.framework = Framework::Vllm;
+    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    app.set_scenario(sc.clone());
+    let h100 = app.catalog.gpu_index("h100-sxm").unwrap();
+    app.pin(Some((h100, 1)));
+    vramfit::lang::Lang::En.make_current();
+    assert_eq!(
+        app.knob_value(Knob::MaxBatchedTokens),
+        "8,192 tokens a step on this card"
+    );
+    assert_eq!(app.knob_value(Knob::MaxNumSeqs), "1024 on this card");
+    let rtx = app.catalog.gpu_index("rtx-4090").unwrap();
+    app.pin(Some((rtx, 1)));
+    assert_eq!(app.knob_value(Knob::MaxBatchedTokens), "2,048 tokens a step");
+    // SGLang on the H100: 0.830 of the card, where the scenario's own figure is 0.88.
+    sc.framework = Framework::Sglang;
+    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    app.set_scenario(sc);
+    app.pin(Some((h100, 1)));
+    assert_eq!(app.knob_value(Knob::GpuUtil), "83 % on this card");
+}

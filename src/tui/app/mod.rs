@@ -486,6 +486,30 @@ impl App {
 
     /// Value text of a knob, for the workload pane.
     pub fn knob_value(&self, knob: Knob) -> String {
+        // Values the runtime reads off the card (vLLM's batch, SGLang's chunk and fraction):
+        // the card the bar is drawn against runs its own, and the row says so.
+        if let Some(o) = self.target() {
+            let sc = &self.scenario;
+            let here = |text: String| format!("{text}{}", crate::tr!("tui.on_this_card"));
+            match (knob, o.batch_defaults) {
+                (Knob::MaxBatchedTokens, Some((tokens, _))) if tokens != sc.max_batched_tokens => {
+                    return here(crate::tr!(
+                        "tui.max_batched_tokens",
+                        n = crate::engine::units::group_thousands(tokens as i64)
+                    ));
+                }
+                (Knob::MaxNumSeqs, Some((_, seqs))) if seqs != sc.max_num_seqs => {
+                    return here(seqs.to_string());
+                }
+                _ => {}
+            }
+            if knob == Knob::GpuUtil && o.rig.is_empty() {
+                let card = sc.gpu_util_for(&self.catalog.gpus[o.gpu], o.count);
+                if (card - sc.gpu_util_on(sc.cards)).abs() > 1e-9 {
+                    return here(format!("{:.0} %", card * 100.0));
+                }
+            }
+        }
         knob.value(&self.scenario, self.sort_by)
     }
 
