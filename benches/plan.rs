@@ -10,7 +10,12 @@ use vramfit::engine::{Method, Scenario, WeightPrecision, plan};
 fn bench_plan(c: &mut Criterion) {
     let catalog = Catalog::embedded().unwrap();
     let model = catalog.model("llama-3.1-70b").unwrap().clone();
+    // vLLM's batch defaults follow the card: the catalog is planned in groups.
+    let mut vllm = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+    vllm.framework = vramfit::engine::Framework::Vllm;
+    vramfit::engine::settle::settle(&mut vllm, &vramfit::engine::settle::UserSet::default());
     let cases = [
+        ("plan: 70B BF16 under vLLM, cards grouped by batch defaults", vllm),
         (
             "plan: 70B FP8 inference, seed rules",
             Scenario::seed_inference(WeightPrecision::Fp8),
