@@ -224,9 +224,17 @@ impl PlanFile {
             release,
             // A saved plan whose batch values are the preset's follows each card, as `plan`
             // would without those flags.
-            card_batch_defaults: framework == Framework::Vllm
-                && self.max_batched_tokens == crate::engine::defaults::VLLM_SERVE_TOKENS
-                && self.max_num_seqs == crate::engine::defaults::VLLM_MAX_NUM_SEQS,
+            card_batch_defaults: match framework {
+                Framework::Vllm => {
+                    self.max_batched_tokens == crate::engine::defaults::VLLM_SERVE_TOKENS
+                        && self.max_num_seqs == crate::engine::defaults::VLLM_MAX_NUM_SEQS
+                }
+                Framework::Sglang => {
+                    self.max_batched_tokens == crate::engine::defaults::SGLANG_CHUNK_TOKENS
+                        && self.max_num_seqs == crate::engine::defaults::VLLM_MAX_NUM_SEQS
+                }
+                _ => false,
+            },
             vllm_llm_class: match self.vllm_entry.as_deref() {
                 None | Some("serve") => false,
                 Some("llm") => true,

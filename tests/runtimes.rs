@@ -576,3 +576,41 @@ fn the_planners_rows_show_the_target_cards_own_values() {
     app.pin(Some((h100, 1)));
     assert_eq!(app.knob_value(Knob::GpuUtil), "83 % on this card");
 }
+
+/// A plan file keeps the release, the entry point and the card-following defaults of vLLM and
+/// SGLang; a release it cannot read is refused at its line.
+#[test]
+fn a_plan_file_keeps_the_release_and_refuses_an_unknown_one() {
+    use vramfit::planfile::PlanFile;
+    let dir = std::env::temp_dir().join(format!("vramfit-release-plan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (framework, llm) in [
+        ("vllm@0.11", true),
+        ("sglang@0.5.10", false),
+        ("ollama@0.12", false),
+    ] {
+        let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+        let (f, release) = release::parse_runtime(framework).unwrap();
+        sc.framework = f;
+        sc.release = release;
+        sc.vllm_llm_class = llm;
+        vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+        let file = PlanFile::new("llama-3.1-8b", &sc, vramfit::engine::rank::SortBy::Price, None);
+        let path = dir.join("plan.toml");
+        file.save(&path).unwrap();
+        let (_, loaded, _) = PlanFile::load(&path).unwrap();
+        assert_eq!(loaded, sc, "{framework}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(&format!("framework = \"{framework}\"")), "{text}");
+    }
+    let path = dir.join("plan.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("ollama@0.12", "ollama@9.1");
+    std::fs::write(&path, &text).unwrap();
+    let e = PlanFile::load(&path).unwrap_err();
+    let line = text.lines().position(|l| l.starts_with("framework")).unwrap() + 1;
+    assert_eq!(e.line, Some(line), "{e}");
+    assert!(e.message.contains("outside the releases vramfit knows"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -11,6 +11,9 @@ pub const VLLM_MAX_NUM_SEQS: u64 = 256;
 /// `vllm serve`'s `max_num_batched_tokens` below 70 GiB (`get_batch_defaults`); larger cards
 /// get more (`card_defaults::vllm_serve_batch`).
 pub const VLLM_SERVE_TOKENS: u64 = 2048;
+/// SGLang's `chunked_prefill_size` in its preset without a card (each card reads its own,
+/// `release::sglang_defaults`).
+pub const SGLANG_CHUNK_TOKENS: u64 = 8192;
 /// llama.cpp's `n_ubatch` default (common.h); Ollama's NumBatch is the same.
 pub const LLAMA_CPP_UBATCH: u64 = 512;
 

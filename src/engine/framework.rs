@@ -192,7 +192,7 @@ impl Framework {
                 ),
                 p(Kv(KvPrecision::Fp16), "server_args: kv_cache_dtype = auto"),
                 p(
-                    MaxBatchedTokens(8192),
+                    MaxBatchedTokens(super::defaults::SGLANG_CHUNK_TOKENS),
                     "server_args: chunked_prefill_size by card: 2048 below 35 GiB, 4096 below 60, 8192 below 160, 16384 above",
                 ),
                 p(FlashAttention(true), "FlashInfer attention"),
