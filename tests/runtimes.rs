@@ -483,6 +483,16 @@ fn sglang_reads_its_fraction_and_chunk_off_the_card() {
         .unwrap();
     let share = h100["usable_bytes"].as_f64().unwrap() / h100["capacity_bytes"].as_f64().unwrap();
     assert!((share - 0.83).abs() < 1e-6, "{share}");
+    // An RTX 4090 at 0.5.10 runs 2,048-token chunks (its H100 the preset's 8,192): the JSON says
+    // the chunk, and no sequence count (SGLang's does not follow the card).
+    let rtx = v["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["gpu"] == "rtx-4090" && o["count"] == 1)
+        .unwrap();
+    assert_eq!(rtx["card_batch"]["max_batched_tokens"], 2048);
+    assert!(rtx["card_batch"]["max_num_seqs"].is_null());
     // A fraction the user gives wins on every card.
     let out = vramfit()
         .args([

@@ -140,7 +140,8 @@ pub struct PresetJson {
 #[derive(Debug, Serialize)]
 pub struct CardBatchJson {
     pub max_batched_tokens: u64,
-    pub max_num_seqs: u64,
+    /// vLLM's sequences per step on the card; null for SGLang, whose chunk alone follows it.
+    pub max_num_seqs: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -316,7 +317,7 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         decode_bound: o.roofline.map(|r| r.bound.id()),
         card_batch: o.batch_defaults.map(|(tokens, seqs)| CardBatchJson {
             max_batched_tokens: tokens,
-            max_num_seqs: seqs,
+            max_num_seqs: Some(seqs),
         }),
         prefill_seconds: o
             .roofline
@@ -461,6 +462,12 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             .map(|o| {
                 let mut j = option_json(gpus, o);
                 j.expected = expected_json(model, scenario, &gpus[o.gpu], o);
+                // SGLang's chunk follows the card; its sequences do not.
+                if scenario.framework == crate::engine::Framework::Sglang
+                    && let Some(c) = j.card_batch.as_mut()
+                {
+                    c.max_num_seqs = None;
+                }
                 if scenario.method.is_training() {
                     // Training options: the longest sequence and the largest micro-batch
                     // the judge fits, solved for each option here (the table does not
