@@ -177,6 +177,8 @@ pub fn judge(
     if sc.card_batch_defaults {
         option.batch_defaults = Some((sc.max_batched_tokens, sc.max_num_seqs));
     }
+    option.expected_decode_tokens_per_s =
+        super::expected::for_option(model, &sc, gpu, &option).decode_tokens_per_s;
     (option, b)
 }
 

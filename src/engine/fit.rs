@@ -75,8 +75,9 @@ pub struct FitOption {
     /// The batch values (`max_num_batched_tokens`, `max_num_seqs`) this option's card runs
     /// where the runtime's defaults follow the card and differ from the scenario's.
     pub batch_defaults: Option<(u64, u64)>,
-    /// The expected decode tokens/s per stream (`engine::expected`), filled in by the plan
-    /// for ranking by speed; `None` where no class has enough runs or not yet filled.
+    /// The expected decode tokens/s per stream (`engine::expected::for_option`), filled in
+    /// where options are made (the plan, one option's judgement, a rig): what the cards pane
+    /// shows and ranking by speed reads; `None` where no class has enough runs.
     pub expected_decode_tokens_per_s: Option<f64>,
 }
 

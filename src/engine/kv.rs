@@ -23,25 +23,34 @@ pub fn llama_cpp_swa_cells(window: u64, context: u64, ubatch: u64, pad256: bool)
     if pad256 { cells.div_ceil(256) * 256 } else { cells }
 }
 
+/// The cells llama.cpp (and Ollama, which runs it) gives one slot's sliding-window layer under
+/// `sc`, and whether it pads them; `None` where the runtime holds the window as is.
+fn ggml_sliding_cells(model: &Model, sc: &Scenario) -> Option<(u64, bool)> {
+    let a = &model.arch;
+    let w = a
+        .sliding_window
+        .filter(|_| sc.framework.is_ggml() && a.mla.is_none())?;
+    let pad = sc
+        .version()
+        .is_some_and(|v| super::release::llama_cpp_swa_pad256(sc.framework, v));
+    Some((llama_cpp_swa_cells(w.window, sc.context, sc.ubatch, pad), pad))
+}
+
 /// The KV cache the runtime allocates for `sc`: llama.cpp and Ollama give a sliding-window
 /// layer [`llama_cpp_swa_cells`] per slot; a paged engine holds the window.
 pub fn runtime_cache_bytes(model: &Model, sc: &Scenario) -> f64 {
     let bpe = sc.kv.bytes_per_element();
     let a = &model.arch;
-    match a.sliding_window {
-        Some(w) if sc.framework.is_ggml() && a.mla.is_none() => {
-            let pad = sc
-                .version()
-                .is_some_and(|v| super::release::llama_cpp_swa_pad256(sc.framework, v));
+    match ggml_sliding_cells(model, sc) {
+        Some((cells, _)) => {
             let sliding = a.sliding_layers().min(a.attention_layers());
             let full = a.attention_layers() - sliding;
-            let cells = llama_cpp_swa_cells(w.window, sc.context, sc.ubatch, pad);
             let per_slot = (full * sc.context + sliding * cells) as f64
                 * a.kv_elements_per_token_per_layer() as f64
                 + state_elements(model) as f64;
             per_slot * bpe * sc.batch as f64
         }
-        _ => kv_cache_bytes(model, bpe, sc.context, sc.batch),
+        None => kv_cache_bytes(model, bpe, sc.context, sc.batch),
     }
 }
 
@@ -63,12 +72,9 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
         Some(m) => format!("(latent {} + rope {})", m.kv_lora_rank, m.qk_rope_head_dim),
         None => format!("2 × {} kv heads × {} head_dim", a.kv_heads, a.head_dim),
     };
+    let ggml = ggml_sliding_cells(model, scenario);
     let tokens = match a.sliding_window {
-        Some(w) if scenario.framework.is_ggml() && a.mla.is_none() => {
-            let pad = scenario
-                .version()
-                .is_some_and(|v| super::release::llama_cpp_swa_pad256(scenario.framework, v));
-            let cells = llama_cpp_swa_cells(w.window, scenario.context, scenario.ubatch, pad);
+        Some(w) if let Some((cells, pad)) = ggml => {
             format!(
                 "({} full layers × {} + {} sliding layers × {} cells: window {} + n_ubatch {}{})",
                 a.attention_layers() - a.sliding_layers().min(a.attention_layers()),

@@ -164,6 +164,7 @@ pub struct Scope<'a> {
 /// Which options get their limits solved (most of an option's cost): every one (the CLI,
 /// the JSON), none (the lookup table), or the rows a view shows, picked from the ranked
 /// options (the planner).
+#[derive(Clone, Copy)]
 pub enum Solve<'a> {
     All,
     Nothing,
@@ -174,75 +175,57 @@ pub enum Solve<'a> {
 /// ([`super::card_defaults::on_card`]), each group of cards that runs the same values is
 /// planned with them and the options ranked together.
 pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) -> Plan {
-    let mut groups: Vec<(Scenario, Vec<usize>)> = Vec::new();
-    if scenario.card_batch_defaults {
-        for (i, g) in gpus.iter().enumerate().filter(|(_, g)| (scope.cards)(g)) {
-            let sc = super::card_defaults::on_card(scenario, g).unwrap_or_else(|| scenario.clone());
-            let batch = (sc.max_batched_tokens, sc.max_num_seqs);
-            match groups
-                .iter_mut()
-                .find(|(v, _)| (v.max_batched_tokens, v.max_num_seqs) == batch)
-            {
-                Some((_, members)) => members.push(i),
-                None => groups.push((sc, vec![i])),
-            }
-        }
-    }
-    let own = (scenario.max_batched_tokens, scenario.max_num_seqs);
-    if groups
-        .iter()
-        .all(|(v, _)| (v.max_batched_tokens, v.max_num_seqs) == own)
-    {
+    if !scenario.card_batch_defaults {
         return plan_one(model, gpus, scenario, scope);
     }
-    // Every card planned runs the same other values (`--gpu h100-sxm`): the plan is theirs.
-    if let [(only, _)] = groups.as_slice() {
-        let mut plan = plan_one(model, gpus, only, scope);
-        let batch = (only.max_batched_tokens, only.max_num_seqs);
-        for o in &mut plan.options {
-            o.batch_defaults = Some(batch);
+    // The cards by the batch values they run; the scenario's own come first (its plan holds
+    // the breakdown the views show when no card is targeted).
+    let batch = |sc: &Scenario| (sc.max_batched_tokens, sc.max_num_seqs);
+    let own = batch(scenario);
+    let mut groups: Vec<(Scenario, Vec<usize>)> = vec![(scenario.clone(), Vec::new())];
+    for (i, g) in gpus.iter().enumerate().filter(|(_, g)| (scope.cards)(g)) {
+        let sc = super::card_defaults::on_card(scenario, g).unwrap_or_else(|| scenario.clone());
+        match groups.iter_mut().find(|(v, _)| batch(v) == batch(&sc)) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((sc, vec![i])),
         }
-        return plan;
     }
-    let mut plan = plan_one(
-        model,
-        gpus,
-        scenario,
-        &Scope {
-            cards: &|g: &Gpu| (scope.cards)(g) && super::card_defaults::on_card(scenario, g).is_none(),
-            limits: match &scope.limits {
-                Solve::All => Solve::All,
-                Solve::Nothing => Solve::Nothing,
-                Solve::Rows(pick) => Solve::Rows(*pick),
-            },
-            include_combos: scope.include_combos,
-        },
-    );
-    for (sc, members) in groups
-        .iter()
-        .filter(|(v, _)| (v.max_batched_tokens, v.max_num_seqs) != own)
-    {
+    let plan_group = |sc: &Scenario, members: &[usize]| {
         let member = |g: &Gpu| members.iter().any(|&i| std::ptr::eq(g, &gpus[i]));
-        let sub = plan_one(
+        plan_one(
             model,
             gpus,
             sc,
             &Scope {
                 cards: &member,
-                limits: match &scope.limits {
-                    Solve::All => Solve::All,
-                    Solve::Nothing => Solve::Nothing,
-                    Solve::Rows(pick) => Solve::Rows(*pick),
-                },
+                limits: scope.limits,
                 include_combos: scope.include_combos,
             },
-        );
-        let batch = (sc.max_batched_tokens, sc.max_num_seqs);
+        )
+    };
+    match groups.as_slice() {
+        // Every card runs the scenario's own values.
+        [_] => return plan_one(model, gpus, scenario, scope),
+        // Every card planned runs the same other values (`--gpu h100-sxm`): the plan is theirs.
+        [(_, none), (only, _)] if none.is_empty() => {
+            let mut plan = plan_one(model, gpus, only, scope);
+            for o in &mut plan.options {
+                o.batch_defaults = Some(batch(only));
+            }
+            return plan;
+        }
+        _ => {}
+    }
+    let (base, rest) = groups.split_first().expect("the scenario's own group");
+    let mut plan = plan_group(&base.0, &base.1);
+    for (sc, members) in rest {
+        debug_assert_ne!(batch(sc), own);
+        let sub = plan_group(sc, members);
         let mut per = sub.per_count;
         per.push((sub.cards, sub.breakdown));
-        plan.variants.push((batch, per));
+        plan.variants.push((batch(sc), per));
         plan.options.extend(sub.options.into_iter().map(|mut o| {
-            o.batch_defaults = Some(batch);
+            o.batch_defaults = Some(batch(sc));
             o
         }));
     }

@@ -187,6 +187,8 @@ pub fn plan_rig(model: &Model, gpus: &[Gpu], rig: &[(usize, u32)], sc: &Scenario
     o.spot_rent_cost_usd = None;
     o.placement = Some(p);
     o.rig = rig.to_vec();
+    o.expected_decode_tokens_per_s =
+        super::expected::for_option(model, &sc, &gpus[first], &o).decode_tokens_per_s;
     Plan {
         params: model.params(),
         kv_bytes_per_token: model.kv_bytes_per_token(sc.kv.bytes_per_element()),

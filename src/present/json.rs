@@ -298,7 +298,11 @@ pub fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
-pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
+pub fn option_json<'a>(
+    gpus: &'a [Gpu],
+    o: &'a FitOption,
+    framework: crate::engine::Framework,
+) -> OptionJson<'a> {
     let g = &gpus[o.gpu];
     OptionJson {
         gpu: &g.id,
@@ -317,7 +321,8 @@ pub fn option_json<'a>(gpus: &'a [Gpu], o: &'a FitOption) -> OptionJson<'a> {
         decode_bound: o.roofline.map(|r| r.bound.id()),
         card_batch: o.batch_defaults.map(|(tokens, seqs)| CardBatchJson {
             max_batched_tokens: tokens,
-            max_num_seqs: Some(seqs),
+            // SGLang's chunk follows the card; its sequences do not.
+            max_num_seqs: (framework == crate::engine::Framework::Vllm).then_some(seqs),
         }),
         prefill_seconds: o
             .roofline
@@ -460,14 +465,8 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             .options
             .iter()
             .map(|o| {
-                let mut j = option_json(gpus, o);
+                let mut j = option_json(gpus, o, scenario.framework);
                 j.expected = expected_json(model, scenario, &gpus[o.gpu], o);
-                // SGLang's chunk follows the card; its sequences do not.
-                if scenario.framework == crate::engine::Framework::Sglang
-                    && let Some(c) = j.card_batch.as_mut()
-                {
-                    c.max_num_seqs = None;
-                }
                 if scenario.method.is_training() {
                     // Training options: the longest sequence and the largest micro-batch
                     // the judge fits, solved for each option here (the table does not

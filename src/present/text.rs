@@ -20,7 +20,7 @@ const CLOSEST_ROWS: usize = 5;
 /// The readable plan: header, breakdown, options.
 pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, all: bool) -> String {
     let mut s = String::new();
-    breakdown_text(&mut s, model, scenario, plan);
+    breakdown_text(&mut s, model, gpus, scenario, plan);
     let _ = writeln!(s);
     let table = Table::for_scenario(scenario);
     table.header(&mut s, scenario.rent.hours);
@@ -55,7 +55,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
 }
 
 /// The plan's header and its breakdown, segment by segment with the formulas.
-fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Plan) {
+fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan) {
     let p = plan.params;
     let params = if p.active != p.total {
         tr!(
@@ -163,35 +163,44 @@ fn breakdown_text(s: &mut String, model: &Model, scenario: &Scenario, plan: &Pla
     for note in &plan.breakdown.notes {
         let _ = writeln!(*s, "  {}", tr!("plan.note", note = i18n::formula(note)));
     }
-    // Cards that run other batch values than the scenario's (vLLM by the card's memory).
+    // Cards that run other batch values than the scenario's (vLLM's and SGLang's defaults
+    // follow the card's memory), named from the options planned with them.
     for ((tokens, seqs), _) in &plan.variants {
-        if scenario.framework == crate::engine::Framework::Sglang {
-            let _ = writeln!(
-                *s,
-                "  {}",
-                tr!(
-                    "plan.card_chunk",
-                    runtime = scenario.runtime_label(),
-                    tokens = crate::engine::units::group_thousands(*tokens as i64)
-                )
-            );
-            continue;
+        let mut names: Vec<&str> = Vec::new();
+        for o in plan
+            .options
+            .iter()
+            .filter(|o| o.batch_defaults == Some((*tokens, *seqs)))
+        {
+            let name = gpus[o.gpu].name.as_str();
+            if !names.contains(&name) {
+                names.push(name);
+            }
         }
-        let _ = writeln!(
-            *s,
-            "  {}",
+        let cards = match names.as_slice() {
+            [a] => (*a).to_string(),
+            [a, b] => format!("{a}, {b}"),
+            [a, b, ..] => format!("{a}, {b}, …"),
+            [] => continue,
+        };
+        let tokens = crate::engine::units::group_thousands(*tokens as i64);
+        let line = if scenario.framework == crate::engine::Framework::Sglang {
+            tr!(
+                "plan.card_chunk",
+                cards = cards,
+                runtime = scenario.runtime_label(),
+                tokens = tokens
+            )
+        } else {
             tr!(
                 "plan.card_batch",
-                tier = if *tokens > 8192 {
-                    tr!("plan.tier_160")
-                } else {
-                    tr!("plan.tier_70")
-                },
+                cards = cards,
                 runtime = scenario.runtime_label(),
-                tokens = crate::engine::units::group_thousands(*tokens as i64),
+                tokens = tokens,
                 seqs = crate::engine::units::group_thousands(*seqs as i64)
             )
-        );
+        };
+        let _ = writeln!(*s, "  {line}");
     }
 }
 

@@ -229,20 +229,17 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
     // Per stream: what runs of the option's class reached (≈) beside the ceiling (≤); with no
     // class of 3 runs, the ceiling and which roofline binds (bw: bandwidth, cmp: compute).
     cells.push(right(match (o.decode_tokens_per_s, o.roofline) {
-        (Some(tps), Some(r)) if o.verdict.is_fit() => {
-            let expected = crate::engine::expected::for_option(app.current_model(), &app.scenario, g, o);
-            match expected.decode_tokens_per_s {
-                Some(e) => format!("≈{e:.0} ≤{tps:.0}"),
-                None => format!(
-                    "≤{tps:.0} {}",
-                    if r.bound == Bound::Compute {
-                        tr!("tui.bound_compute")
-                    } else {
-                        tr!("tui.bound_bandwidth")
-                    }
-                ),
-            }
-        }
+        (Some(tps), Some(r)) if o.verdict.is_fit() => match o.expected_decode_tokens_per_s {
+            Some(e) => format!("≈{e:.0} ≤{tps:.0}"),
+            None => format!(
+                "≤{tps:.0} {}",
+                if r.bound == Bound::Compute {
+                    tr!("tui.bound_compute")
+                } else {
+                    tr!("tui.bound_bandwidth")
+                }
+            ),
+        },
         _ => String::new(),
     }));
     if !columns.training {
