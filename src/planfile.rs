@@ -100,6 +100,16 @@ pub struct PlanFile {
     /// Images per request (a vision-language model).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub images: u32,
+    /// The target: concurrent users, decode tokens/s each, seconds to the first token, hours
+    /// a fine-tune must finish in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_tps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ttft: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_h: Option<f64>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -162,6 +172,10 @@ impl PlanFile {
             n_cpu_moe: sc.pin.cpu_moe,
             class: sc.card_class.map(|c| c.id().to_string()),
             images: sc.images,
+            users: sc.target.users,
+            min_tps: sc.target.min_tps,
+            max_ttft: sc.target.max_ttft_s,
+            deadline_h: sc.target.deadline_h,
         }
     }
 
@@ -277,6 +291,12 @@ impl PlanFile {
             },
             images: self.images,
             image_side: crate::engine::vision::DEFAULT_IMAGE_SIDE,
+            target: crate::engine::target::Target {
+                users: self.users,
+                min_tps: self.min_tps,
+                max_ttft_s: self.max_ttft,
+                deadline_h: self.deadline_h,
+            },
         };
         sc.check()?;
         Ok((sc, pick::<SortBy>("sort", &self.sort)?))

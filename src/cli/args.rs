@@ -197,8 +197,26 @@ pub struct PlanArgs {
     /// Order fitting options (single cards and combos together) by monthly price, rental cost
     /// for --hours, cost to finish the fine-tune (--train-tokens), fewest cards then price, or
     /// fastest decode (the expected speed, else the ceiling).
-    #[arg(long, value_parser = choice::<SortBy>(), default_value = "price")]
-    pub sort: SortBy,
+    /// With a target (--users, --min-tps, --max-ttft, --deadline) the default is `target`:
+    /// the cheapest that meets it, replicas counted.
+    #[arg(long, value_parser = choice::<SortBy>())]
+    pub sort: Option<SortBy>,
+    /// Target: serve this many concurrent requests at --context, in as many replicas (copies
+    /// of a card or combo, up to 16) as it takes.
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(ranges::USERS))]
+    pub users: Option<u64>,
+    /// Target: each user decodes at least this many tokens/s (the expected speed where
+    /// measured runs give one, else the ceiling).
+    #[arg(long, value_name = "TOKENS_PER_S", value_parser = super::number(ranges::MIN_TPS))]
+    pub min_tps: Option<f64>,
+    /// Target: a new request's first token within this time (2, 2s, 500ms), its prompt
+    /// --prompt tokens long, beside the other users' decode.
+    #[arg(long, value_name = "SECONDS", value_parser = super::duration(ranges::MAX_TTFT, 1.0))]
+    pub max_ttft: Option<f64>,
+    /// Target: the fine-tune (--train-tokens × --epochs) finishes within this time (72h, 3d;
+    /// a bare number is hours).
+    #[arg(long, value_name = "HOURS", value_parser = super::duration(ranges::DEADLINE, 3600.0))]
+    pub deadline: Option<f64>,
     /// Call a fit "tight" below this free fraction of the requirement (a 30–50 % safety
     /// margin: 0.3–0.5) instead of under 5 GB left (2 GB per card on a combo).
     #[arg(long, value_name = "FRACTION")]
@@ -326,6 +344,25 @@ impl PlanArgs {
         self.scenario_with(None)
     }
 
+    /// The target the flags ask for.
+    pub fn target(&self) -> crate::engine::target::Target {
+        crate::engine::target::Target {
+            users: self.users,
+            min_tps: self.min_tps,
+            max_ttft_s: self.max_ttft,
+            deadline_h: self.deadline,
+        }
+    }
+
+    /// The rank: `--sort`, else the cheapest that meets the target when one is set, else price.
+    pub fn sort_by(&self) -> SortBy {
+        self.sort.unwrap_or(if self.target().is_set() {
+            SortBy::Target
+        } else {
+            SortBy::Price
+        })
+    }
+
     fn scenario_with(&self, stored_weights: Option<WeightPrecision>) -> Result<Scenario, CliError> {
         let base = if self.method.is_training() {
             Scenario::seed_training(self.method)
@@ -368,6 +405,7 @@ impl PlanArgs {
                 self.epochs,
                 self.utilization,
             ),
+            target: self.target(),
             ..base
         };
         // The method's defaults, the framework's preset, then the flags the user gave (the

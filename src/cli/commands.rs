@@ -201,7 +201,8 @@ fn run_plan(
             None => std::borrow::Cow::Borrowed(catalog.gpus.as_slice()),
         }
     };
-    if args.sort == SortBy::Finish && args.train_tokens.is_none() {
+    let sort = args.sort_by();
+    if sort == SortBy::Finish && args.train_tokens.is_none() {
         return Err(CliError(
             "--sort finish needs --train-tokens N (and a training --method)".into(),
         ));
@@ -232,8 +233,8 @@ fn run_plan(
         crate::engine::rig::plan_rig(&model, &gpus, &rig, &scenario)
     };
     // The plan comes ranked by price.
-    if args.sort != SortBy::Price {
-        crate::engine::rank::rank_options(&mut plan.options, args.sort);
+    if sort != SortBy::Price {
+        crate::engine::rank::rank_options(&mut plan.options, sort);
     }
     if args.markdown {
         out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())

@@ -137,6 +137,48 @@ pub fn billions(flag: &'static str) -> impl Fn(&str) -> Result<f64, String> + Cl
     }
 }
 
+/// Parse a time in `unit`s from a number with an optional suffix (`2`, `2s`, `500ms`,
+/// `72h`, `3d`, `90m`: s, ms, m, h, d), checked against `range` (in `unit`s).
+pub fn duration(
+    range: Range,
+    unit_seconds: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| {
+        let t = text.trim();
+        let (number, seconds_each) = [
+            ("ms", 0.001),
+            ("s", 1.0),
+            ("m", 60.0),
+            ("h", 3600.0),
+            ("d", 86_400.0),
+        ]
+        .iter()
+        .find_map(|(suffix, secs)| t.strip_suffix(suffix).map(|n| (n, *secs)))
+        .unwrap_or((t, unit_seconds));
+        let value: f64 = number.trim().parse().map_err(|_| {
+            format!(
+                "'{}' is not a time (a number with s, m, h or d)",
+                crate::text::clean_prefix(text, 30)
+            )
+        })?;
+        let value = value * seconds_each / unit_seconds;
+        range.check(value).map_err(|e| e.message)?;
+        Ok(value)
+    }
+}
+
+/// Parse a positive number checked against `range`.
+pub fn number(range: Range) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| {
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{}' is not a number", crate::text::clean_prefix(text, 30)))?;
+        range.check(value).map_err(|e| e.message)?;
+        Ok(value)
+    }
+}
+
 /// Parse a [`Choice`] enum from its id, listing the valid ids in help and errors.
 pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
     let shown = T::ALL.iter().map(|v| clap::builder::PossibleValue::new(v.id()));

@@ -79,6 +79,9 @@ pub struct FitOption {
     /// where options are made (the plan, one option's judgement, a rig): what the cards pane
     /// shows and ranking by speed reads; `None` where no class has enough runs.
     pub expected_decode_tokens_per_s: Option<f64>,
+    /// The option judged against the scenario's target (`engine::target`): replicas, whether
+    /// it meets it and each limit's margin; `None` without a target.
+    pub target: Option<super::target::spec::Check>,
 }
 
 impl FitOption {
@@ -308,6 +311,7 @@ pub fn evaluate(
         rig: Vec::new(),
         batch_defaults: None,
         expected_decode_tokens_per_s: None,
+        target: None,
     }
 }
 

@@ -33,6 +33,7 @@ pub mod scenario;
 pub mod serving;
 pub mod settle;
 pub mod slice;
+pub mod target;
 pub mod units;
 pub mod verdict;
 pub mod vision;

@@ -281,7 +281,8 @@ fn plan_one(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) -> 
         largest_count: counts.iter().copied().max().unwrap_or(1),
         work,
         needs: &memo,
-        limits: matches!(scope.limits, Solve::All),
+        // A target reads every option's largest batch (its users per replica).
+        limits: matches!(scope.limits, Solve::All) || scenario.target.is_serving(),
     };
     // The cards the scope and the scenario's class admit (this machine's own always).
     let admitted =
@@ -330,6 +331,7 @@ pub fn options(
             let mut o = fit::evaluate(i, g, n, ctx, need, cards_needed);
             o.expected_decode_tokens_per_s =
                 super::expected::for_option(ctx.model, ctx.scenario, g, &o).decode_tokens_per_s;
+            o.target = super::target::check(ctx.model, ctx.scenario, g, &o, ctx.work);
             out.push(o);
         }
     }

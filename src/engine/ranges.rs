@@ -245,3 +245,32 @@ pub const IMAGE_SIDE: Range = Range {
     hi: 16_384.0,
     unit: "pixels",
 };
+
+/// A serving target's concurrent users: one to a million.
+pub const USERS: Range = Range {
+    flag: "users",
+    lo: 1.0,
+    hi: 1e6,
+    unit: "users",
+};
+/// Decode tokens/s each user must get: 0.1 to 10,000.
+pub const MIN_TPS: Range = Range {
+    flag: "min-tps",
+    lo: 0.1,
+    hi: 10_000.0,
+    unit: "tokens/s",
+};
+/// Seconds to the first token: 10 ms to an hour.
+pub const MAX_TTFT: Range = Range {
+    flag: "max-ttft",
+    lo: 0.01,
+    hi: 3600.0,
+    unit: "seconds",
+};
+/// Hours a fine-tune may take: 6 minutes to 10 years, as the rental term.
+pub const DEADLINE: Range = Range {
+    flag: "deadline",
+    lo: 0.1,
+    hi: 87_600.0,
+    unit: "hours",
+};

@@ -20,6 +20,9 @@ pub enum SortBy {
     /// The fastest decode per stream: the expected speed where a class of measured runs gives
     /// one, else the ceiling.
     Speed,
+    /// The cheapest that meets the target (`engine::target`), replicas counted; the options
+    /// that do not meet it after.
+    Target,
 }
 
 impl super::Choice for SortBy {
@@ -29,6 +32,7 @@ impl super::Choice for SortBy {
         SortBy::Finish,
         SortBy::Cards,
         SortBy::Speed,
+        SortBy::Target,
     ];
 
     fn id(self) -> &'static str {
@@ -38,6 +42,7 @@ impl super::Choice for SortBy {
             SortBy::Finish => "finish",
             SortBy::Cards => "cards",
             SortBy::Speed => "speed",
+            SortBy::Target => "target",
         }
     }
 
@@ -48,6 +53,7 @@ impl super::Choice for SortBy {
             SortBy::Finish => "cost to finish",
             SortBy::Cards => "fewest cards, then price",
             SortBy::Speed => "fastest decode (expected, else the ceiling)",
+            SortBy::Target => "cheapest that meets the target",
         }
     }
 }
@@ -63,6 +69,7 @@ pub fn rank_key(o: &FitOption, by: SortBy) -> Option<f64> {
             .expected_decode_tokens_per_s
             .or(o.decode_tokens_per_s)
             .map(|tps| -tps),
+        SortBy::Target => o.target.filter(|c| c.meets).and_then(|c| c.cost()),
     }
 }
 
@@ -164,8 +171,10 @@ fn apply_order<T>(items: &mut [T], mut order: Vec<usize>) {
 }
 
 /// Indices into `options` (kept in their order) with one row per card: the smallest count
-/// that fits, or for a card that fits in no count, the count that comes closest.
+/// that fits (with a target, the cheapest count that meets it), or for a card that fits in
+/// no count, the count that comes closest.
 pub fn one_row_per_card(options: &[FitOption]) -> Vec<usize> {
+    let meets = |o: &FitOption| o.target.filter(|c| c.meets).map(|c| c.cost().unwrap_or(f64::MAX));
     let mut best: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     // A rig of mixed cards is its own row, never a card's (the views list it apart).
     for (i, o) in options.iter().enumerate().filter(|(_, o)| o.rig.is_empty()) {
@@ -175,7 +184,13 @@ pub fn one_row_per_card(options: &[FitOption]) -> Vec<usize> {
                 let better = match (o.verdict.is_fit(), held.verdict.is_fit()) {
                     (true, false) => true,
                     (false, true) => false,
-                    (true, true) => o.count < held.count,
+                    // With a target, the card's cheapest option that meets it.
+                    (true, true) => match (meets(o), meets(held)) {
+                        (Some(a), Some(b)) => a < b,
+                        (Some(_), None) => true,
+                        (None, Some(_)) => false,
+                        (None, None) => o.count < held.count,
+                    },
                     (false, false) => shortfall(o) < shortfall(held),
                 };
                 if better {

@@ -156,6 +156,8 @@ pub struct Scenario {
     pub images: u32,
     /// An image's side in pixels, for models whose tokens follow the image's size.
     pub image_side: u32,
+    /// What the set-up must achieve (`--users`, `--min-tps`, `--max-ttft`, `--deadline`).
+    pub target: super::target::spec::Target,
 }
 
 pub use super::ranges::{self, KnobError, MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
@@ -249,6 +251,7 @@ impl Scenario {
             card_class: None,
             images: 0,
             image_side: super::vision::DEFAULT_IMAGE_SIDE,
+            target: super::target::spec::Target::default(),
         }
     }
 
@@ -344,10 +347,61 @@ impl Scenario {
         if let Some(n) = self.pin.cpu_moe {
             N_CPU_MOE.check(n as f64)?;
         }
+        self.check_target()?;
         self.check_combination().map_err(|message| KnobError {
             flag: "weights",
             message,
         })
+    }
+
+    /// A target's numbers in range, and only the targets the method has: users, speed and
+    /// TTFT serve; a deadline trains, and needs the tokens to train on.
+    fn check_target(&self) -> Result<(), KnobError> {
+        use ranges::*;
+        let t = &self.target;
+        if let Some(u) = t.users {
+            USERS.check(u as f64)?;
+        }
+        if let Some(v) = t.min_tps {
+            MIN_TPS.check(v)?;
+        }
+        if let Some(v) = t.max_ttft_s {
+            MAX_TTFT.check(v)?;
+        }
+        if let Some(v) = t.deadline_h {
+            DEADLINE.check(v)?;
+        }
+        let refuse = |flag: &'static str, message: String| Err(KnobError { flag, message });
+        if self.method.is_training() && t.is_serving() {
+            let flag = if t.users.is_some() {
+                "users"
+            } else if t.min_tps.is_some() {
+                "min-tps"
+            } else {
+                "max-ttft"
+            };
+            return refuse(
+                flag,
+                format!(
+                    "--{flag} is a serving target; a fine-tune's target is --deadline (with --train-tokens)"
+                ),
+            );
+        }
+        if t.deadline_h.is_some() {
+            if !self.method.is_training() {
+                return refuse(
+                    "deadline",
+                    "--deadline is a fine-tune's target; serving targets are --users, --min-tps and --max-ttft".into(),
+                );
+            }
+            if self.rent.train_tokens.is_none() {
+                return refuse(
+                    "deadline",
+                    "--deadline needs --train-tokens (the tokens of one epoch) to know when the fine-tune ends".into(),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Move every number into its knob's range (the planner's steps use this).

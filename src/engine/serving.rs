@@ -102,11 +102,64 @@ pub fn layer_split_link_bytes(work: &DecodeWork, batch: f64, n: f64) -> f64 {
     (n - 1.0) * batch * work.hidden * 2.0
 }
 
-/// The roofline for `count` cards of `gpu` at `batch` sequences.
+/// The seconds of one decode step, by what bounds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepSeconds {
+    /// Reading the weights once and each sequence's KV.
+    pub memory: f64,
+    /// 2 FLOPs per active parameter per token computed (0 when the card's compute is unknown).
+    pub compute: f64,
+    /// What the split's link adds.
+    pub link: f64,
+}
+
+impl StepSeconds {
+    /// The step: the slower of memory and compute, then the link.
+    pub fn total(&self) -> f64 {
+        self.memory.max(self.compute) + self.link
+    }
+}
+
+/// One step of `count` cards of `gpu` that reads the KV of `sequences` sequences and
+/// computes `tokens` tokens (a decode step: both the batch; a chunked-prefill step: the
+/// chunk plus the running sequences' one token each).
 ///
-/// step time = max(bytes read ÷ bandwidth, 2 · active params · batch ÷ FLOP/s) + link time.
 /// Tensor parallel reads and computes on all cards at once; a layer split has them work in
 /// turn, so one card's bandwidth and compute set the pace (seed 003 section 07).
+pub fn step_seconds(
+    gpu: &Gpu,
+    count: u32,
+    split: Split,
+    work: &DecodeWork,
+    sequences: f64,
+    tokens: f64,
+    fp8: bool,
+) -> StepSeconds {
+    let n = f64::from(count.max(1));
+    let parallel = if count > 1 && split == Split::Tensor {
+        n
+    } else {
+        1.0
+    };
+    let bandwidth = gpu.bandwidth_bytes_per_s() * parallel;
+    let flops = peak_flops(gpu, fp8).map(|f| f * parallel);
+    let read = work.weights_bytes + sequences * work.kv_bytes_per_sequence;
+    let link_bytes = match (count > 1, split) {
+        (false, _) => 0.0,
+        (true, Split::Tensor) => tensor_parallel_link_bytes(work, tokens, n),
+        (true, Split::Layer) => layer_split_link_bytes(work, tokens, n),
+    };
+    StepSeconds {
+        memory: read / bandwidth,
+        compute: flops.map_or(0.0, |f| 2.0 * work.active_params * tokens / f),
+        link: link_bytes / (gpu.link_speed_for(count) * 1e9),
+    }
+}
+
+/// The roofline for `count` cards of `gpu` at `batch` sequences.
+///
+/// step time = max(bytes read ÷ bandwidth, 2 · active params · batch ÷ FLOP/s) + link time
+/// ([`step_seconds`]).
 pub fn roofline(
     gpu: &Gpu,
     count: u32,
@@ -118,33 +171,23 @@ pub fn roofline(
 ) -> Roofline {
     let n = f64::from(count.max(1));
     let b = batch.max(1) as f64;
+    let step = step_seconds(gpu, count, split, work, b, b, fp8);
     let parallel = if count > 1 && split == Split::Tensor {
         n
     } else {
         1.0
     };
-    let bandwidth = gpu.bandwidth_bytes_per_s() * parallel;
     let flops = peak_flops(gpu, fp8).map(|f| f * parallel);
-    let read = work.weights_bytes + b * work.kv_bytes_per_sequence;
-    let t_mem = read / bandwidth;
-    let t_compute = flops.map_or(0.0, |f| 2.0 * work.active_params * b / f);
-    let link = gpu.link_speed_for(count) * 1e9;
-    let link_bytes = match (count > 1, split) {
-        (false, _) => 0.0,
-        (true, Split::Tensor) => tensor_parallel_link_bytes(work, b, n),
-        (true, Split::Layer) => layer_split_link_bytes(work, b, n),
-    };
-    let t_link = link_bytes / link;
-    let step = t_mem.max(t_compute) + t_link;
+    let total = step.total();
     Roofline {
-        per_stream: 1.0 / step,
-        aggregate: b / step,
-        bound: if t_compute > t_mem {
+        per_stream: 1.0 / total,
+        aggregate: b / total,
+        bound: if step.compute > step.memory {
             Bound::Compute
         } else {
             Bound::Bandwidth
         },
-        link_seconds_per_step: t_link,
+        link_seconds_per_step: step.link,
         prefill_seconds: flops.map(|f| 2.0 * work.active_params * prompt as f64 * b / f),
     }
 }

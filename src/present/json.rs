@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+pub use super::speed_json::{ExpectedJson, SpeedClassJson, TargetJson, expected_json, round2, target_json};
+
 use crate::engine::breakdown::{signed_bytes, unsigned_bytes};
 use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario, Segment};
 
@@ -127,6 +129,8 @@ pub struct ScenarioJson<'a> {
     pub ram_platform: Option<&'static str>,
     /// The cards asked for (`--gpu`, `--here`): each id with its count; null: the catalog.
     pub gpus: Option<Vec<RigJson<'a>>>,
+    /// What the set-up must achieve: {users, min_tps, max_ttft_s, deadline_h}; null: none.
+    pub target: Option<crate::engine::target::Target>,
 }
 
 #[derive(Serialize)]
@@ -217,30 +221,9 @@ pub struct OptionJson<'a> {
     /// What published runs of the option's class reached (`engine::expected`).
     #[serde(flatten)]
     pub expected: ExpectedJson,
-}
-
-/// The expected speeds beside an option's ceilings, in `plan --json` and `fit --json`.
-#[derive(Serialize, Default)]
-pub struct ExpectedJson {
-    /// Expected decode per stream (tokens/s): the ceiling × the median share of the
-    /// ceiling that published runs of this option's class reached; null where the class
-    /// has fewer than 3 runs.
-    pub expected_decode_tokens_per_s: Option<f64>,
-    /// [low, high]: the ceiling × the class's lowest and highest share.
-    pub expected_decode_band: Option<[f64; 2]>,
-    pub expected_aggregate_tokens_per_s: Option<f64>,
-    /// The compute roofline's prefill rate × the prefill class's median share.
-    pub expected_prefill_tokens_per_s: Option<f64>,
-    /// Time to first token for the batch's prompts at the expected prefill rate.
-    pub expected_ttft_s: Option<f64>,
-    /// The decode class the expected figures come from, and its runs.
-    pub speed_class: Option<SpeedClassJson>,
-}
-
-#[derive(Serialize)]
-pub struct SpeedClassJson {
-    pub name: &'static str,
-    pub runs: usize,
+    /// `replicas`, `meets_target`, `target_limits` (`engine::target`).
+    #[serde(flatten)]
+    pub target: TargetJson,
 }
 
 #[derive(Serialize)]
@@ -283,6 +266,9 @@ pub struct PlanJson<'a> {
     pub notes: &'a [String],
     /// The first fitting option under the chosen rank (`--sort`); null when nothing fits.
     pub cheapest: Option<CheapestJson<'a>>,
+    /// The cheapest option that meets the target, replicas counted; null without a target
+    /// or when none does.
+    pub cheapest_meeting_target: Option<MeetingJson<'a>>,
     pub options: Vec<OptionJson<'a>>,
 }
 
@@ -294,8 +280,13 @@ pub struct CheapestJson<'a> {
     pub rent_cost_usd: Option<f64>,
 }
 
-pub fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
+#[derive(Serialize)]
+pub struct MeetingJson<'a> {
+    pub gpu: &'a str,
+    pub count: u32,
+    pub replicas: u32,
+    /// Replicas × the option's monthly price.
+    pub price_usd_month: Option<f64>,
 }
 
 pub fn option_json<'a>(
@@ -352,22 +343,7 @@ pub fn option_json<'a>(
         runtime_flags: o.placement.as_ref().map(|p| p.runtime_flags.as_str()),
         placement_speed: o.placement.as_ref().and_then(|p| p.speed.as_ref()),
         expected: ExpectedJson::default(),
-    }
-}
-
-/// An option's expected speeds (`engine::expected::for_option`) as the JSON gives them.
-pub fn expected_json(model: &Model, scenario: &Scenario, gpu: &Gpu, o: &FitOption) -> ExpectedJson {
-    let e = crate::engine::expected::for_option(model, scenario, gpu, o);
-    ExpectedJson {
-        expected_decode_tokens_per_s: e.decode_tokens_per_s.map(round2),
-        expected_decode_band: e.decode_band.map(|[lo, hi]| [round2(lo), round2(hi)]),
-        expected_aggregate_tokens_per_s: e.aggregate_tokens_per_s.map(round2),
-        expected_prefill_tokens_per_s: e.prefill_tokens_per_s.map(round2),
-        expected_ttft_s: e.ttft_s.map(|s| (s * 1e4).round() / 1e4),
-        speed_class: e.decode_class.map(|c| SpeedClassJson {
-            name: c.name,
-            runs: c.runs,
-        }),
+        target: target_json(o.target.as_ref()),
     }
 }
 
@@ -449,6 +425,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             ram_bandwidth_gbs: scenario.host.as_ref().and_then(|h| h.bandwidth_gbs),
             ram_platform: scenario.host.as_ref().and_then(|h| h.platform),
             gpus: rig_json(gpus, scenario, plan),
+            target: scenario.target.is_set().then_some(scenario.target),
         },
         total_bytes: unsigned_bytes(plan.total_bytes()),
         host_bytes: unsigned_bytes(plan.breakdown.host_bytes),
@@ -460,6 +437,14 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             count: o.count,
             price_usd_month: o.price_usd_month.map(round2),
             rent_cost_usd: o.rent_cost_usd.map(round2),
+        }),
+        cheapest_meeting_target: crate::engine::target::cheapest_meeting(&plan.options).and_then(|o| {
+            o.target.map(|c| MeetingJson {
+                gpu: &gpus[o.gpu].id,
+                count: o.count,
+                replicas: c.replicas,
+                price_usd_month: c.price_usd_month.map(round2),
+            })
         }),
         options: plan
             .options

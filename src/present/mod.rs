@@ -12,6 +12,8 @@ pub mod markdown;
 pub mod models;
 pub mod placement;
 mod plan_table;
+pub mod speed_json;
+pub mod target_text;
 pub mod text;
 
 use crate::engine::gpu::{OfferKind, Rates};

@@ -15,6 +15,8 @@ pub(super) struct Table<'a> {
     serving: bool,
     term: bool,
     train: bool,
+    /// A target is set: a column says whether each option meets it.
+    target: bool,
     rates: &'a crate::engine::gpu::Rates,
     currency: &'a str,
 }
@@ -29,6 +31,7 @@ impl<'a> Table<'a> {
             serving: !scenario.method.is_training(),
             term: (rent.hours - crate::engine::gpu::HOURS_PER_MONTH).abs() > 0.5,
             train: rent.train_tokens.is_some() && scenario.method.is_training(),
+            target: scenario.target.is_set(),
             rates: &rent.rates,
             currency: rent.display_currency.as_str(),
         }
@@ -76,6 +79,9 @@ impl<'a> Table<'a> {
                 pad_left(&tr!("column.seqs"), 9)
             );
         }
+        if self.target {
+            let _ = write!(s, "  {}", pad(&tr!("target.column"), 12));
+        }
         let _ = writeln!(*s);
     }
 
@@ -107,6 +113,9 @@ impl<'a> Table<'a> {
             });
             let seqs = o.serving.map_or("-".into(), |c| seqs_text(self.scenario, &c));
             let _ = write!(*s, " {decode:>12} {agg:>10} {} {seqs:>9}", pad_left(&bound, 9));
+        }
+        if self.target {
+            let _ = write!(*s, "  {}", pad(&super::target_text::cell(o.target.as_ref()), 12));
         }
         if o.count > 1 {
             let link = o.link.to_string();

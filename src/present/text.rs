@@ -45,6 +45,9 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
         table.line(&mut s, gpus, o);
     }
     closing_text(&mut s, gpus, scenario, plan, hidden);
+    if let Some(line) = super::target_text::closing_line(gpus, scenario, &plan.options) {
+        let _ = writeln!(s, "{line}");
+    }
     if let Some(text) = plan
         .target()
         .and_then(|o| super::placement::placement_text(gpus, scenario, o))
@@ -98,6 +101,9 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
             convention = i18n::word("convention", scenario.convention.id())
         )
     );
+    if let Some(line) = super::target_text::target_line(scenario) {
+        let _ = writeln!(*s, "{line}");
+    }
     if scenario.framework != crate::engine::Framework::Generic {
         let values: Vec<String> = scenario
             .framework
@@ -211,6 +217,8 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
     }
     let rent = &scenario.rent;
     match (super::cheapest_priced(&plan.options), plan.best()) {
+        // With a target the closing line names the cheapest that meets it instead.
+        (Some(_), _) if scenario.target.is_set() => {}
         (Some(best), _) => {
             let line = tr!(
                 "plan.cheapest_at",

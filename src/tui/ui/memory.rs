@@ -28,7 +28,7 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
                 String::new()
             } else if o.verdict.is_fit()
                 && o.price_usd_month.is_none()
-                && !matches!(app.sort_by, SortBy::Cards | SortBy::Speed)
+                && !matches!(app.sort_by, SortBy::Cards | SortBy::Speed | SortBy::Target)
             {
                 // Ranked first only because nothing priced fits: not "the cheapest".
                 tr!("tui.why_unpriced")
@@ -39,6 +39,8 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
                     SortBy::Finish => tr!("tui.why_cheapest_finish"),
                     SortBy::Cards => tr!("tui.why_fewest_cards"),
                     SortBy::Speed => tr!("tui.why_fastest"),
+                    SortBy::Target if o.target.is_some_and(|c| c.meets) => tr!("tui.why_cheapest_meeting"),
+                    SortBy::Target => tr!("tui.why_cheapest_fit"),
                 }
             } else {
                 tr!("tui.why_closest")
