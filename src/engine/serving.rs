@@ -111,6 +111,8 @@ pub struct StepSeconds {
     pub compute: f64,
     /// What the split's link adds.
     pub link: f64,
+    /// The FLOP/s the step computes at (0 when the card's compute is unknown).
+    pub flops_per_s: f64,
 }
 
 impl StepSeconds {
@@ -153,6 +155,7 @@ pub fn step_seconds(
         memory: read / bandwidth,
         compute: flops.map_or(0.0, |f| 2.0 * work.active_params * tokens / f),
         link: link_bytes / (gpu.link_speed_for(count) * 1e9),
+        flops_per_s: flops.unwrap_or(0.0),
     }
 }
 
