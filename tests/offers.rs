@@ -300,7 +300,8 @@ fn the_reader_locates_json_rows_and_dates_against_a_fixed_today() {
         .unwrap_err();
     assert_eq!(err.to_string(), "o.csv:2: date: 2026-12-08 is in the future");
     // The card's name finds it too; the price is stored per card, in the file's currency.
-    let named = "currency,provider,card,count,price,per,spot,region,date\n\
+    // A spreadsheet's byte-order mark is no part of the first column's name.
+    let named = "\u{feff}currency,provider,card,count,price,per,spot,region,date\n\
                  cny,B,GeForce RTX 4090,4,10,hour,no,,2026-11-01\n";
     catalog.merge_offers_str("o.csv", named, false, today).unwrap();
     let card = &catalog.gpus[catalog.gpu_index("rtx-4090").unwrap()];

@@ -50,7 +50,10 @@ impl Catalog {
     /// merge its rows; today's date bounds the `date` column.
     pub fn merge_offers_path(&mut self, path: &Path) -> Result<(), FileError> {
         let file = path.display().to_string();
-        if !path.is_file() {
+        if path.is_dir() {
+            return Err(FileError::new(&file, "is a folder, not an offers file"));
+        }
+        if !path.exists() {
             return Err(FileError::new(&file, "no such offers file"));
         }
         let source = crate::files::read_text(path, crate::files::MAX_CATALOG_BYTES)
@@ -69,6 +72,8 @@ impl Catalog {
         json: bool,
         today: i64,
     ) -> Result<(), FileError> {
+        // Spreadsheets save CSV with a byte-order mark, which would glue onto `provider`.
+        let source = source.strip_prefix('\u{feff}').unwrap_or(source);
         let json = json || source.trim_start().starts_with('[');
         let rows = if json {
             json_rows(file, source)?
