@@ -343,3 +343,30 @@ fn the_planner_marks_a_stale_price_in_the_cards_pane() {
     assert!(line.contains("~$137"), "{line}");
     assert!(!text.contains("~$1,"), "only the stale price is marked\n{text}");
 }
+
+proptest::proptest! {
+    /// Any text, or the example file with one byte changed, is read or refused with a
+    /// located error; nothing panics, and a refused file changes no offer.
+    #[test]
+    fn the_reader_never_panics(
+        text in "[ -~\n\"\\[\\]{},:é]{0,300}",
+        at in 0usize..2000,
+        byte in proptest::prelude::any::<u8>(),
+        json in proptest::prelude::any::<bool>(),
+    ) {
+        let today = parse_day("2026-12-06").unwrap();
+        let example = std::fs::read(example(if json { "offers.json" } else { "offers.csv" })).unwrap();
+        let mut changed = example.clone();
+        let i = at % changed.len();
+        changed[i] = byte;
+        for source in [text, String::from_utf8_lossy(&changed).into_owned()] {
+            let mut catalog = Catalog::embedded().unwrap();
+            let before: usize = catalog.gpus.iter().map(|g| g.offers.len()).sum();
+            if let Err(e) = catalog.merge_offers_str("f", &source, json, today) {
+                let after: usize = catalog.gpus.iter().map(|g| g.offers.len()).sum();
+                proptest::prop_assert_eq!(before, after);
+                proptest::prop_assert!(e.to_string().starts_with("f"), "{}", e);
+            }
+        }
+    }
+}
