@@ -370,3 +370,24 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn the_explain_view_gives_the_offer_date_and_says_stale() {
+    let today = parse_day("2026-12-06").unwrap();
+    vramfit::dates::pin_today(Some(today));
+    let mut catalog = Catalog::embedded().unwrap();
+    let row = format!("{HEADER}Sample GPU Co,rtx-3090,1,0.19,hour,no,,2025-06-01\n");
+    catalog.merge_offers_str("old.csv", &row, false, today).unwrap();
+    let m = catalog.model("llama-3.1-8b").unwrap();
+    let sc = vramfit::engine::Scenario::seed_inference(vramfit::engine::WeightPrecision::Bf16).calibrated();
+    let p = vramfit::engine::plan(m, &catalog.gpus, &sc, true);
+    let g = catalog.gpu_index("rtx-3090").unwrap();
+    let o = p.options.iter().find(|o| o.gpu == g && o.count == 1).unwrap();
+    let lines = vramfit::present::explain::explain_option(m, &catalog.gpus[g], o, &p, &sc);
+    let rent = lines.iter().find(|l| l.starts_with("rent: ")).unwrap();
+    assert!(
+        rent.starts_with("rent: Sample GPU Co (on-demand): 0.19 USD/hour per card × 1")
+            && rent.ends_with("; stale: seen 2025-06-01, over a year ago"),
+        "{rent}"
+    );
+}
