@@ -11,6 +11,7 @@ rust_i18n::i18n!("locales", fallback = "en");
 pub mod accuracy;
 pub mod catalog;
 pub mod cli;
+pub mod dates;
 pub mod detect;
 pub mod engine;
 pub mod files;

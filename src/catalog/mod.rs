@@ -38,6 +38,7 @@ pub fn local_models(models_dirs: &[std::path::PathBuf]) -> Vec<crate::engine::Mo
 
 mod entries;
 mod pieces;
+pub mod user_offers;
 mod validate;
 
 use entries::CatalogFile;

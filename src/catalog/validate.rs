@@ -131,6 +131,16 @@ pub(super) fn validate_offer(o: &Offer) -> Result<(), (&'static str, String)> {
             check_number("cards", f64::from(d.cards), 1.0, 1024.0)?;
             check_number("discount", d.discount, 0.0, 0.9)?;
         }
+        // A date the stale mark can judge: free text would never turn stale.
+        if let Some(seen) = o.seen.as_deref().filter(|s| crate::dates::parse_day(s).is_none()) {
+            return Err((
+                "seen",
+                format!(
+                    "'seen' must be a date written as YYYY-MM-DD, got '{}'",
+                    crate::text::clean_prefix(seen, 40)
+                ),
+            ));
+        }
         if !crate::engine::gpu::CURRENCIES
             .iter()
             .any(|c| c.eq_ignore_ascii_case(&o.currency))

@@ -22,7 +22,7 @@ pub fn run(
     let catalog = match command {
         Command::Completions { shell } => return generate::completions(*shell, out),
         Command::Man { page, dir } => return generate::man(page.as_deref(), dir.as_deref(), out),
-        _ => load_catalog(&cli.catalog)?,
+        _ => load_catalog(&cli.catalog, &cli.offers)?,
     };
     let catalog = match command {
         Command::Plan(args) | Command::Fit(args) => with_ecc(catalog, args.ecc.as_deref()),

@@ -208,6 +208,11 @@ pub struct Cli {
     /// Extra catalog file or folder of *.toml (models, gpus, offers); may be repeated.
     #[arg(long, global = true, value_name = "PATH")]
     pub catalog: Vec<PathBuf>,
+    /// Prices of your own: a CSV (provider,card,count,price,per,spot,region,date[,currency])
+    /// or a JSON list of the same fields; a row replaces the catalog's offer of the same
+    /// provider, card, count and kind, else it is added; may be repeated.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub offers: Vec<PathBuf>,
     /// Planner: start on this model (catalog id, or a config.json / its folder, shown first).
     #[arg(long, short, value_name = "ID|PATH")]
     pub model: Option<String>,
@@ -417,7 +422,7 @@ pub fn io_error(e: std::io::Error) -> CliError {
 /// Open the planner: load the catalog, theme and model first, so a bad file is reported
 /// on the normal screen before the terminal switches mode.
 pub fn open_planner(cli: &Cli) -> Result<crate::tui::app::App, CliError> {
-    let catalog = load_catalog(&cli.catalog)?;
+    let catalog = load_catalog(&cli.catalog, &cli.offers)?;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let spec = cli
         .theme

@@ -1,5 +1,5 @@
 //! The catalog a command runs on (the embedded one, the user's config dir, each
-//! `--catalog`) and the names the user typed resolved against it: a model (catalog id,
+//! `--catalog`, each `--offers` file) and the names the user typed resolved against it: a model (catalog id,
 //! config.json, GGUF file, Hugging Face cache or Hub), a card, a provider.
 
 use std::path::PathBuf;
@@ -8,8 +8,9 @@ use super::CliError;
 use crate::catalog::Catalog;
 use crate::engine::Model;
 
-/// The catalog with the user's additions: config dir, then each `--catalog`.
-pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
+/// The embedded catalog, the user's catalog folder, `--catalog` paths, then `--offers`
+/// files (their rows replace or join the offers of all of those).
+pub fn load_catalog(extra: &[PathBuf], offers: &[PathBuf]) -> Result<Catalog, CliError> {
     let mut catalog = Catalog::embedded()?;
     if let Some(dir) = crate::catalog::user_catalog_dir().filter(|d| d.is_dir()) {
         catalog.merge_path(&dir)?;
@@ -22,6 +23,9 @@ pub fn load_catalog(extra: &[PathBuf]) -> Result<Catalog, CliError> {
             )));
         }
         catalog.merge_path(path)?;
+    }
+    for path in offers {
+        catalog.merge_offers_path(path)?;
     }
     Ok(catalog)
 }

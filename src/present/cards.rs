@@ -156,9 +156,14 @@ fn sources(s: &mut String, g: &Gpu) {
         lines.push((tr!("catalog_table.source_slice"), share.to_string()));
     }
     lines.push((tr!("catalog_table.source_figures"), figures.to_string()));
+    let today = crate::dates::today();
     for o in &g.offers {
         let at = o.source.as_deref().unwrap_or("-");
-        lines.push((tr!("catalog_table.source_offer"), format!("{}: {at}", o.provider)));
+        let seen = super::seen_text(o, today).map_or(String::new(), |s| format!(" ({s})"));
+        lines.push((
+            tr!("catalog_table.source_offer"),
+            format!("{}: {at}{seen}", o.provider),
+        ));
     }
     for (what, text) in lines {
         let _ = writeln!(s, "  {what}: {text}");

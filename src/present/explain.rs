@@ -223,7 +223,9 @@ fn describe_offer(gpu: &Gpu, n: u32, index: usize, hours: f64, cost: f64, rent: 
             tr!("explain.at_rate", rate = rent.rates.usd_cny)
         } else {
             String::new()
-        }
+        },
+        seen = super::seen_text(o, crate::dates::today())
+            .map_or(String::new(), |s| tr!("explain.seen", seen = s))
     )
 }
 

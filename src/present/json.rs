@@ -236,6 +236,10 @@ pub struct OfferJson<'a> {
     pub kind: &'static str,
     pub region: Option<&'a str>,
     pub min_term_days: Option<u32>,
+    /// The day the price was seen (`YYYY-MM-DD`); null when the source gives none.
+    pub seen: Option<&'a str>,
+    /// Seen more than a year before today (`crate::dates`): shown, never passed over.
+    pub stale: bool,
 }
 
 fn offer_json(gpu: &Gpu, index: Option<usize>) -> Option<OfferJson<'_>> {
@@ -249,6 +253,8 @@ fn offer_json(gpu: &Gpu, index: Option<usize>) -> Option<OfferJson<'_>> {
         kind: o.kind.id(),
         region: o.region.as_deref(),
         min_term_days: o.min_term_days,
+        seen: o.seen.as_deref(),
+        stale: crate::dates::is_stale(o.seen.as_deref(), crate::dates::today()),
     })
 }
 

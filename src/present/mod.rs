@@ -130,6 +130,19 @@ pub fn price_text_in(gpu: &Gpu, o: &FitOption, rates: &Rates, currency: &str) ->
     }
 }
 
+/// When an offer's price was seen: "seen 2026-09-01", or "stale: seen 2025-06-01, over a
+/// year ago" when it is more than a year before `today` (a day count, [`crate::dates`]);
+/// `None` when the source gives no date.
+pub fn seen_text(offer: &crate::engine::Offer, today: i64) -> Option<String> {
+    let date = offer.seen.as_deref()?;
+    let key = if crate::dates::is_stale(Some(date), today) {
+        "price.stale"
+    } else {
+        "price.seen"
+    };
+    Some(crate::tr!(key, date = crate::text::clean(date)))
+}
+
 /// Hours in at most six columns: "9.5 h", "740 h", "22k h".
 pub fn compact_hours(hours: f64) -> String {
     if hours < 100.0 {

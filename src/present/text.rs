@@ -230,6 +230,21 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
                 ))
             );
             let _ = writeln!(*s, "\n{line}");
+            // A stale price still ranks as given; the reader is told it may have moved.
+            let offer = best.offer.map(|i| &gpus[best.gpu].offers[i]);
+            if let Some(o) =
+                offer.filter(|o| crate::dates::is_stale(o.seen.as_deref(), crate::dates::today()))
+            {
+                let _ = writeln!(
+                    *s,
+                    "{}",
+                    tr!(
+                        "plan.cheapest_stale",
+                        provider = o.provider,
+                        date = crate::text::clean(o.seen.as_deref().unwrap_or_default())
+                    )
+                );
+            }
         }
         // Something fits, but nothing that fits has a price to compare.
         (None, Some(first)) => {

@@ -184,6 +184,12 @@ static LANGUAGE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 pub fn render_state(state: &State) -> (App, Buffer) {
     let _held = LANGUAGE.lock().unwrap_or_else(|e| e.into_inner());
     state.lang.make_current();
+    // Drawn on the catalog's date: an offer turning stale with the calendar must not change
+    // the screenshots or their snapshots.
+    crate::dates::pin_today(
+        crate::catalog::embedded_updated()
+            .map(|d| crate::dates::days_from_civil(i64::from(d.year), u32::from(d.month), u32::from(d.day))),
+    );
     let mut app = fresh_app(state.theme);
     // A Chinese screen prices in yuan, as the planner does under `--lang zh`.
     app.scenario.rent.display_currency = state.lang.default_currency().into();

@@ -189,7 +189,6 @@ fn right(text: String) -> Cell<'static> {
 
 /// One option's cells, in the order of [`Columns::header`].
 fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
-    let g = &app.catalog.gpus[o.gpu];
     let rent = &app.scenario.rent;
     let money = |v: Option<f64>| {
         v.map_or("–".to_string(), |u| {
@@ -206,12 +205,7 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         Cell::from(Line::styled(format!("{mark}{word}"), vstyle)),
         Cell::from(crate::present::option_label(&app.catalog.gpus, o)),
         right(crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 1)),
-        right(crate::present::price_text_in(
-            g,
-            o,
-            &rent.rates,
-            &rent.display_currency,
-        )),
+        price_cell(app, o),
     ];
     if columns.term {
         cells.push(right(money(o.rent_cost_usd)));
@@ -260,6 +254,22 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         ));
     }
     cells
+}
+
+/// The monthly price; a stale offer's (seen over a year ago) in the warning colour with a
+/// "~": the price still ranks as given, but may have moved (the explain view gives its date).
+fn price_cell(app: &App, o: &FitOption) -> Cell<'static> {
+    let g = &app.catalog.gpus[o.gpu];
+    let rent = &app.scenario.rent;
+    let text = crate::present::price_text_in(g, o, &rent.rates, &rent.display_currency);
+    let stale = o
+        .offer
+        .is_some_and(|i| crate::dates::is_stale(g.offers[i].seen.as_deref(), crate::dates::today()));
+    if stale {
+        Cell::from(Line::styled(format!("~{text}"), app.theme.tight).alignment(Alignment::Right))
+    } else {
+        right(text)
+    }
 }
 
 /// "tensor NVLink 900", "data PCIe4 32 +net" for a combo; nothing for one card.
