@@ -38,7 +38,6 @@ fn share(keys: &[&str]) -> f64 {
     expected::pick(table::DECODE, &keys).map_or(1.0, |c| c.median)
 }
 
-const LLAMA_8B_ACTIVE: f64 = 7_504_924_672.0;
 const LLAMA_8B_KV_PER_TOKEN: f64 = 131_072.0;
 
 /// 40 users × 8,192 tokens on Llama 3.1 8B at ≥ 20 tokens/s each, on two cards: the A40's
@@ -79,7 +78,8 @@ fn forty_users_on_llama_8b_two_cards() {
         let s = share(&keys);
         // Bandwidth-bound: s × bw ÷ (W + u·K) ≥ X  ⇔  u ≤ (s·bw/X − W) ÷ K.
         let by_speed = ((s * bw / min_tps - weights) / kv_seq).floor();
-        let compute = 2.0 * LLAMA_8B_ACTIVE * by_speed / flops;
+        let active = plan["model"]["active_params"].as_f64().unwrap();
+        let compute = 2.0 * active * by_speed / flops;
         assert!(
             compute < (weights + by_speed * kv_seq) / bw,
             "{gpu}: compute does not bind"
@@ -107,5 +107,319 @@ fn forty_users_on_llama_8b_two_cards() {
             t["price_usd_month"].as_f64().unwrap(),
             (o["price_usd_month"].as_f64().unwrap() * replicas * 100.0).round() / 100.0
         );
+    }
+}
+
+/// Llama 3.1 70B in FP8 for 40 users × 8,192 tokens at ≥ 20 tokens/s on H100 SXM cards:
+/// two cards hold 27 users (memory binds: two replicas), four hold them all in one. Tensor
+/// parallel and replicas compete on price; the hand search over counts picks the engine's.
+#[test]
+fn seventy_b_tensor_parallel_against_replicas() {
+    let users = 40.0_f64;
+    let plan = plan_json(&[
+        "-m",
+        "llama-3.1-70b",
+        "--weights",
+        "fp8",
+        "--context",
+        "8192",
+        "--users",
+        "40",
+        "--min-tps",
+        "20",
+        "--gpu",
+        "h100-sxm",
+    ]);
+    let m = &plan["model"];
+    let (layers, hidden) = (m["layers"].as_f64().unwrap(), m["hidden"].as_f64().unwrap());
+    let kv_seq = m["kv_bytes_per_token"].as_f64().unwrap() * 8192.0;
+    let weights = plan["decode_bytes_per_token"].as_f64().unwrap() - kv_seq;
+    let active = m["active_params"].as_f64().unwrap();
+    let c = Catalog::embedded().unwrap();
+    let g = &c.gpus[c.gpu_index("h100-sxm").unwrap()];
+    let (bw, fp8_flops, link) = (g.bandwidth_gbs * 1e9, g.fp8_tflops.unwrap() * 1e12, 900e9);
+    let s = share(&["serving · hbm · batch", "serving · batch"]);
+    let single = share(&["serving · hbm · dense-fp8", "serving · fp8", "serving · hbm"]);
+    // Each user's tokens/s on n cards at u users: the step reads the weights once and each
+    // user's KV across n cards, computes u tokens, and all-reduces twice a layer.
+    let per_user = |n: f64, u: f64| {
+        let memory = (weights + u * kv_seq) / (n * bw);
+        let compute = 2.0 * active * u / (n * fp8_flops);
+        let link_s = layers * 2.0 * (2.0 * (n - 1.0) / n) * u * hidden * 2.0 / link;
+        (if u > 1.0 { s } else { single }) / (memory.max(compute) + link_s)
+    };
+    let mut best: Option<(f64, u64, f64)> = None;
+    for n in [2_u64, 4, 8] {
+        let o = option(&plan, "h100-sxm", n);
+        let held = o["max_batch"].as_f64().unwrap();
+        let by_speed = (1..=40)
+            .rev()
+            .find(|&u| per_user(n as f64, f64::from(u)) >= 20.0)
+            .unwrap();
+        let per = held.min(f64::from(by_speed)).min(users);
+        let replicas = (users / per).ceil();
+        assert_eq!(o["replicas"].as_f64().unwrap(), replicas, "{n} cards");
+        let cost = replicas * o["price_usd_month"].as_f64().unwrap();
+        if best.is_none_or(|(c, _, _)| cost < c) {
+            best = Some((cost, n, replicas));
+        }
+        if n == 2 {
+            assert_eq!(
+                (replicas, o["target_limits"]["binding"].as_str()),
+                (2.0, Some("memory"))
+            );
+        }
+    }
+    let (cost, n, replicas) = best.unwrap();
+    let chosen = &plan["cheapest_meeting_target"];
+    assert_eq!(
+        (chosen["count"].as_u64(), chosen["replicas"].as_f64()),
+        (Some(n), Some(replicas))
+    );
+    assert_eq!(
+        chosen["price_usd_month"].as_f64().unwrap(),
+        (cost * 100.0).round() / 100.0
+    );
+    assert_eq!(
+        (n, replicas),
+        (4, 1.0),
+        "four cards in tensor parallel beat two replicas of two"
+    );
+    // One card cannot hold the FP8 weights and a single user's 8K cache: memory.
+    let one = option(&plan, "h100-sxm", 1);
+    assert_eq!(
+        (one["replicas"].as_u64(), one["meets_target"].as_bool()),
+        (Some(0), Some(false))
+    );
+    assert_eq!(one["target_limits"]["binding"], "memory");
+}
+
+/// A 32,768-token prompt answered within 2 s: the prompt's compute (2 FLOPs a parameter a
+/// token, plus causal attention 2·L·d·P²) binds, not memory or decode speed. One A40 takes
+/// longer than 2 s at its peak share; the pick is an option whose hand-computed TTFT fits.
+#[test]
+fn a_long_prompt_binds_on_time_to_first_token() {
+    let (prompt, users) = (32_768.0_f64, 8.0_f64);
+    let plan = plan_json(&[
+        "-m",
+        "llama-3.1-8b",
+        "--context",
+        "40000",
+        "--prompt",
+        "32768",
+        "--max-ttft",
+        "2",
+        "--users",
+        "8",
+        "--all",
+    ]);
+    let m = &plan["model"];
+    let (layers, width) = (
+        m["layers"].as_f64().unwrap(),
+        m["heads"].as_f64().unwrap() * m["head_dim"].as_f64().unwrap(),
+    );
+    let attention = 2.0 * layers * width * prompt * prompt;
+    let active = m["active_params"].as_f64().unwrap();
+    let linear = |u: f64| 2.0 * active * (prompt + u - 1.0);
+    let prefill_share = |hw: &str| {
+        let keys = [format!("serving · {hw}"), "serving".to_string()];
+        expected::pick(table::PREFILL, &keys).map_or(1.0, |c| c.median)
+    };
+    // One A40: even one user waits longer than 2 s.
+    let a40 = option(&plan, "a40", 1);
+    let (_, flops) = card("a40");
+    let ttft_a40 = (linear(1.0) + attention) / flops / prefill_share("gddr");
+    assert!(ttft_a40 > 2.0, "{ttft_a40}");
+    assert_eq!(
+        (
+            a40["meets_target"].as_bool(),
+            a40["target_limits"]["binding"].as_str()
+        ),
+        (Some(false), Some("ttft"))
+    );
+    // The pick: one card of it (or the combo's cards in tensor parallel, over their link).
+    let chosen = &plan["cheapest_meeting_target"];
+    let (gpu, n) = (chosen["gpu"].as_str().unwrap(), chosen["count"].as_u64().unwrap());
+    let o = option(&plan, gpu, n);
+    let spread = (users / o["replicas"].as_f64().unwrap()).ceil();
+    let (_, flops) = card(gpu);
+    let c = Catalog::embedded().unwrap();
+    let g = &c.gpus[c.gpu_index(gpu).unwrap()];
+    let hw = if g.memory_type.contains("HBM") {
+        "hbm"
+    } else {
+        "gddr"
+    };
+    let nf = n as f64;
+    let link_s = if n > 1 {
+        layers * 2.0 * (2.0 * (nf - 1.0) / nf) * (prompt + spread - 1.0) * m["hidden"].as_f64().unwrap() * 2.0
+            / (g.link_speed_for(n as u32) * 1e9)
+    } else {
+        0.0
+    };
+    let ttft = (linear(spread) + attention) / (nf * flops) / prefill_share(hw) + link_s;
+    let shown = o["target_limits"]["ttft_s"]["value"].as_f64().unwrap();
+    assert!(
+        (shown - ttft).abs() < 2e-3,
+        "{gpu} ×{n}: shown {shown}, by hand {ttft}"
+    );
+    assert!(ttft <= 2.0);
+}
+
+/// A LoRA of Llama 3.1 8B on 2 B tokens within 110 h: the cheapest single card (an RTX 4090,
+/// $124/month) needs 405 h; four of them finish in 101 h for about the same money, cheaper
+/// than the single cards that are fast enough (an H100 in 68 h).
+#[test]
+fn a_lora_deadline_picks_four_cheaper_cards() {
+    let plan = plan_json(&[
+        "-m",
+        "llama-3.1-8b",
+        "--method",
+        "lora",
+        "--train-tokens",
+        "2000000000",
+        "--deadline",
+        "110h",
+        "--all",
+    ]);
+    // FLOPs a token: forward 2 + activation-gradient backward 2 + checkpointing's recompute
+    // 2, per parameter; at 40 % of peak.
+    let params = plan["model"]["params"].as_f64().unwrap();
+    let flops_total = 2e9 * 6.0 * params;
+    let (_, peak) = card("rtx-4090");
+    let hours = |n: f64| flops_total / (n * peak * 0.4) / 3600.0;
+    let one = option(&plan, "rtx-4090", 1);
+    assert!((one["train_hours"].as_f64().unwrap() - hours(1.0)).abs() < 0.01);
+    assert_eq!(one["meets_target"], false);
+    assert_eq!(one["target_limits"]["binding"], "deadline");
+    let four = option(&plan, "rtx-4090", 4);
+    assert!((four["train_hours"].as_f64().unwrap() - hours(4.0)).abs() < 0.01);
+    assert!(hours(4.0) <= 110.0 && hours(1.0) > 110.0);
+    let chosen = &plan["cheapest_meeting_target"];
+    assert_eq!(
+        (chosen["gpu"].as_str(), chosen["count"].as_u64()),
+        (Some("rtx-4090"), Some(4))
+    );
+    // Every single card that makes it costs more to finish.
+    let four_cost = four["train_cost_usd"].as_f64().unwrap();
+    for o in plan["options"].as_array().unwrap() {
+        if o["count"] == 1
+            && o["meets_target"] == true
+            && let Some(cost) = o["train_cost_usd"].as_f64()
+        {
+            assert!(cost > four_cost, "{}", o["gpu"]);
+        }
+    }
+}
+
+/// A target on a fine-tune, a deadline on serving, or a nonsense number: refused, exit 2.
+#[test]
+fn targets_the_method_does_not_have_are_refused() {
+    for (args, says) in [
+        (
+            vec!["--method", "lora", "--users", "4"],
+            "--users is a serving target",
+        ),
+        (vec!["--deadline", "72h"], "--deadline is a fine-tune's target"),
+        (
+            vec!["--method", "lora", "--deadline", "3d"],
+            "--deadline needs --train-tokens",
+        ),
+        (vec!["--min-tps", "0"], "--min-tps must be between 0.1 and 10000"),
+        (vec!["--max-ttft", "soon"], "'soon' is not a time"),
+        (vec!["--users", "2.5"], "--users takes a whole number"),
+    ] {
+        let out = vramfit()
+            .args(["plan", "-m", "llama-3.1-8b"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+/// The scenario the command line makes of `plan ARGS` (presets settled), for a model.
+fn scenario_of(args: &[&str]) -> (vramfit::engine::Model, vramfit::engine::Scenario) {
+    use clap::Parser;
+    let mut argv = vec!["vramfit", "plan"];
+    argv.extend_from_slice(args);
+    let Some(vramfit::cli::Command::Plan(a)) = vramfit::cli::Cli::try_parse_from(argv).unwrap().command
+    else {
+        panic!("not a plan")
+    };
+    let model = catalog().model(&a.model).unwrap().clone();
+    let sc = a.scenario_for(&model).unwrap();
+    (model, sc)
+}
+
+fn catalog() -> &'static Catalog {
+    use std::sync::OnceLock;
+    static C: OnceLock<Catalog> = OnceLock::new();
+    C.get_or_init(|| Catalog::embedded().unwrap())
+}
+
+/// Each user's decode tokens/s `count` × `gpu` gives at `batch` users, re-planned with those
+/// flags alone (no target): the expected figure where a class has one, else the ceiling;
+/// `None` when it does not hold them.
+fn replanned_speed(model_id: &str, context: u64, gpu: usize, count: u32, batch: u64) -> Option<f64> {
+    let c = catalog();
+    let (ctx, b, n) = (context.to_string(), batch.to_string(), count.to_string());
+    let (model, sc) = scenario_of(&["-m", model_id, "--context", &ctx, "--batch", &b, "--cards", &n]);
+    let gpus = [c.gpus[gpu].clone()];
+    let p = vramfit::engine::plan(&model, &gpus, &sc, false);
+    let o = p.options.iter().find(|o| o.count == count)?;
+    o.verdict
+        .is_fit()
+        .then(|| o.expected_decode_tokens_per_s.or(o.decode_tokens_per_s))
+        .flatten()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10)
+    ))]
+
+    /// The option the target search picks meets the target when re-planned with its own
+    /// flags (`--gpu`, `--cards`, `--batch` = its users per replica), and no cheaper option
+    /// of the catalog does at any replica count it could afford (more replicas only make a
+    /// replica's load lighter, so the most it can afford is the one to try).
+    #[test]
+    fn the_pick_meets_the_target_and_nothing_cheaper_does(
+        model in proptest::sample::select(vec!["llama-3.1-8b", "qwen2.5-7b", "mistral-7b-v0.3", "llama-3.2-3b"]),
+        users in 1_u64..120,
+        min_tps in 5.0_f64..60.0,
+        context in proptest::sample::select(vec![2048_u64, 8192, 32768]),
+    ) {
+        let c = catalog();
+        let (u, t, ctx) = (users.to_string(), format!("{min_tps:.1}"), context.to_string());
+        let (m, sc) = scenario_of(&["-m", model, "--context", &ctx, "--users", &u, "--min-tps", &t]);
+        let p = vramfit::engine::plan(&m, &c.gpus, &sc, true);
+        let min_tps: f64 = t.parse().unwrap();
+        let pick = vramfit::engine::target::cheapest_meeting(&p.options);
+        let cost = pick.and_then(|o| o.target).and_then(|t| t.cost()).unwrap_or(f64::INFINITY);
+        if let Some(o) = pick {
+            let check = o.target.unwrap();
+            let speed = replanned_speed(model, context, o.gpu, o.count, check.users_per_replica);
+            proptest::prop_assert!(
+                speed.is_some_and(|s| s >= min_tps - 1e-9),
+                "{} × {}: {:?} at {} users", o.count, c.gpus[o.gpu].id, speed, check.users_per_replica
+            );
+            proptest::prop_assert!(u64::from(check.replicas) * check.users_per_replica >= users);
+        }
+        for o in p.options.iter().filter(|o| o.rig.is_empty()) {
+            let Some(price) = o.price_usd_month.filter(|&p| p < cost) else { continue };
+            // The most replicas cheaper than the pick, up to 16.
+            let most = ((cost / price).ceil() as u64 - 1).clamp(1, 16);
+            let batch = users.div_ceil(most);
+            if let Some(s) = replanned_speed(model, context, o.gpu, o.count, batch) {
+                proptest::prop_assert!(
+                    s < min_tps,
+                    "{} × {} at ${price}/month, {most} replicas of {batch} users, {s} tokens/s each, beats ${cost}",
+                    o.count, c.gpus[o.gpu].id
+                );
+            }
+        }
     }
 }
