@@ -291,11 +291,41 @@ fn run_fit(
         count: scenario.cards,
     };
     let advice = advise(&model, &catalog.gpus, &scenario, target);
+    // With a target: what would reach it (or reach it for less), each change re-planned.
+    let reaches = crate::engine::target::reachable(&model, &catalog.gpus, &scenario);
     let text = if args.json {
-        let json = crate::present::advice::advice_json(&advice, &catalog.gpus, &model, &scenario);
+        let mut json = serde_json::to_value(crate::present::advice::advice_json(
+            &advice,
+            &catalog.gpus,
+            &model,
+            &scenario,
+        ))
+        .map_err(|e| CliError(e.to_string()))?;
+        if scenario.target.is_set() {
+            let list: Vec<_> = reaches
+                .iter()
+                .map(|r| crate::present::target_text::reach_json(&catalog.gpus, r))
+                .collect();
+            json["target_remedies"] = serde_json::to_value(list).map_err(|e| CliError(e.to_string()))?;
+            json["target_check"] =
+                serde_json::to_value(crate::present::json::target_json(advice.now.target.as_ref()))
+                    .map_err(|e| CliError(e.to_string()))?;
+        }
         serde_json::to_string_pretty(&json).map_err(|e| CliError(e.to_string()))? + "\n"
     } else {
-        crate::present::advice::advice_text(&advice, &catalog.gpus, &scenario, &model.name)
+        let mut text = crate::present::advice::advice_text(&advice, &catalog.gpus, &scenario, &model.name);
+        if let Some(line) = crate::present::target_text::target_line(&scenario) {
+            let cell = crate::present::target_text::cell(advice.now.target.as_ref());
+            text.push_str(&format!("\n{line}: {cell}\n"));
+        }
+        let asked = crate::engine::target::as_asked(&model, &catalog.gpus, &scenario);
+        text.push_str(&crate::present::target_text::remedies_text(
+            &catalog.gpus,
+            &scenario,
+            asked,
+            &reaches,
+        ));
+        text
     };
     out.write_all(text.as_bytes()).map_err(io_error)
 }

@@ -177,8 +177,6 @@ pub fn judge(
     if sc.card_batch_defaults {
         option.batch_defaults = Some((sc.max_batched_tokens, sc.max_num_seqs));
     }
-    option.expected_decode_tokens_per_s =
-        super::expected::for_option(model, &sc, gpu, &option).decode_tokens_per_s;
     (option, b)
 }
 
@@ -206,7 +204,12 @@ fn judge_with(
         per_card: b.total(),
         kv_per_card: b.get(SegmentKind::KvCache),
     };
-    (fit::evaluate(gpu_index, gpu, count, &ctx, need, None), b)
+    let mut option = fit::evaluate(gpu_index, gpu, count, &ctx, need, None);
+    // Filled where options are made, as the plan does (`plan::options`).
+    option.expected_decode_tokens_per_s =
+        super::expected::for_option(model, sc, gpu, &option).decode_tokens_per_s;
+    option.target = super::target::check(model, sc, gpu, &option, ctx.work);
+    (option, b)
 }
 
 /// Whether `sc` fits `count` × `gpu` (tight counts), as the judge says.

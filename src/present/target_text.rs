@@ -2,7 +2,7 @@
 //! "✗ speed"), and the closing line naming the cheapest option that meets it.
 
 use super::{money, option_label};
-use crate::engine::target::{Check, Limit, Target};
+use crate::engine::target::{Check, Limit, Reach, Remedy, Target};
 use crate::engine::units::group_thousands;
 use crate::engine::{FitOption, Gpu, Scenario};
 use crate::tr;
@@ -80,6 +80,43 @@ pub fn replicas_text(n: u32) -> String {
     }
 }
 
+/// The planner's title: "target: 2× A40, one replica, $456/mo", or that nothing meets it.
+pub fn title(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Option<String> {
+    if !sc.target.is_set() {
+        return None;
+    }
+    let rent = &sc.rent;
+    Some(match crate::engine::target::cheapest_meeting(options) {
+        Some(o) if sc.method.is_training() => {
+            let c = o.target?;
+            tr!(
+                "tui.title_target_training",
+                option = option_label(gpus, o),
+                hours = c
+                    .finish_h
+                    .map_or_else(|| "-".into(), |m| crate::present::compact_hours(m.value)),
+                cost = c.cost_usd.map_or_else(
+                    || "-".into(),
+                    |usd| money(usd, &rent.rates, &rent.display_currency)
+                )
+            )
+        }
+        Some(o) => {
+            let c = o.target?;
+            tr!(
+                "tui.title_target_meets",
+                option = option_label(gpus, o),
+                replicas = replicas_text(c.replicas),
+                price = c.cost().map_or_else(
+                    || "-".into(),
+                    |usd| money(usd, &rent.rates, &rent.display_currency)
+                )
+            )
+        }
+        None => tr!("tui.title_target_none"),
+    })
+}
+
 /// The closing line: the cheapest option that meets the target, its replicas, users per
 /// replica, per-user speed and price; or that none does and what stops the closest.
 pub fn closing_line(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Option<String> {
@@ -118,4 +155,99 @@ pub fn closing_line(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Optio
         line.push_str(&tr!("target.optimistic"));
     }
     Some(line)
+}
+
+/// A change toward the target, in words: "FP8 KV cache", "context 4,096", "20 users".
+pub fn remedy_label(r: Remedy) -> String {
+    let plain = crate::engine::units::plain_number;
+    match r {
+        Remedy::KvFp8 => tr!("target.remedy_kv"),
+        Remedy::Context { tokens } => tr!("target.remedy_context", n = group_thousands(tokens as i64)),
+        Remedy::Users { users } => tr!("target.remedy_users", n = group_thousands(users as i64)),
+        Remedy::MinTps { tokens_per_s } => tr!("target.remedy_tps", tps = plain(tokens_per_s)),
+        Remedy::MaxTtft { seconds } => tr!("target.remedy_ttft", secs = plain(seconds)),
+        Remedy::Deadline { hours } => tr!("target.remedy_deadline", hours = plain(hours)),
+    }
+}
+
+/// What a change would give: "2× A40, one replica, $456/month", or that nothing meets it.
+pub fn reach_result(gpus: &[Gpu], sc: &Scenario, cheapest: Option<(usize, u32, u32, f64)>) -> String {
+    let rent = &sc.rent;
+    match cheapest {
+        Some((g, n, replicas, cost)) => {
+            let card = if n > 1 {
+                format!("{n}× {}", gpus[g].name)
+            } else {
+                gpus[g].name.clone()
+            };
+            let price = money(cost, &rent.rates, &rent.display_currency);
+            if sc.method.is_training() {
+                tr!("target.reach_training", option = card, cost = price)
+            } else {
+                tr!(
+                    "target.reach_serving",
+                    option = card,
+                    replicas = replicas_text(replicas),
+                    price = price
+                )
+            }
+        }
+        None => tr!("target.reach_none"),
+    }
+}
+
+/// The section `vramfit fit` prints under a target: each change and what it would cost.
+pub fn remedies_text(
+    gpus: &[Gpu],
+    sc: &Scenario,
+    asked: Option<(usize, u32, u32, f64)>,
+    reaches: &[Reach],
+) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    if !sc.target.is_set() {
+        return s;
+    }
+    let _ = writeln!(s, "\n{}", tr!("target.remedies"));
+    let _ = writeln!(
+        s,
+        "  {:<28} {}",
+        tr!("target.as_asked"),
+        reach_result(gpus, sc, asked)
+    );
+    for r in reaches {
+        let _ = writeln!(
+            s,
+            "  {:<28} {}  ({})",
+            remedy_label(r.remedy),
+            reach_result(gpus, sc, r.cheapest),
+            r.remedy.flags().join(" ")
+        );
+    }
+    s
+}
+
+/// One change toward the target in `vramfit fit --json`.
+#[derive(serde::Serialize)]
+pub struct ReachJson {
+    #[serde(flatten)]
+    pub remedy: Remedy,
+    pub flags: Vec<String>,
+    /// The cheapest option that meets the target after the change; null: none does.
+    pub gpu: Option<String>,
+    pub count: Option<u32>,
+    pub replicas: Option<u32>,
+    /// A month of the replicas (serving) or the cost to finish (a fine-tune), in dollars.
+    pub cost_usd: Option<f64>,
+}
+
+pub fn reach_json(gpus: &[Gpu], r: &Reach) -> ReachJson {
+    ReachJson {
+        remedy: r.remedy,
+        flags: r.remedy.flags(),
+        gpu: r.cheapest.map(|(g, ..)| gpus[g].id.clone()),
+        count: r.cheapest.map(|(_, n, ..)| n),
+        replicas: r.cheapest.map(|(_, _, k, _)| k),
+        cost_usd: r.cheapest.map(|(.., c)| super::json::round2(c)),
+    }
 }

@@ -66,6 +66,8 @@ pub enum Action {
     Explain,
     /// Open the "to fit" list for the card the bar is drawn against.
     ToFit,
+    /// Go to the target rows (users, speed, first token; a fine-tune's deadline).
+    Target,
     /// Take back the last change applied from the "to fit" list.
     Undo,
     Help,

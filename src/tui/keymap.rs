@@ -289,6 +289,14 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("f"),
     },
     Binding {
+        id: "target",
+        keys: &[(KeyCode::Char('t'), NONE)],
+        label: "t",
+        action: Action::Target,
+        scope: Scope::Everywhere,
+        hint: None,
+    },
+    Binding {
         id: "undo",
         keys: &[(KeyCode::Char('u'), NONE)],
         label: "u",

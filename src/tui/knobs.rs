@@ -77,6 +77,12 @@ pub enum Knob {
     CardClass,
     /// Images per request (a vision-language model's rows only).
     Images,
+    /// The target section (serving): concurrent users, each one's speed, the first token.
+    Users,
+    MinTps,
+    MaxTtft,
+    /// The target section (fine-tuning): hours to finish in.
+    Deadline,
 }
 
 /// Images per request, a step at a time.
@@ -113,6 +119,9 @@ impl Knob {
                     Currency,
                     Rank,
                     CardClass,
+                    Users,
+                    MinTps,
+                    MaxTtft,
                 ]
             }
             training => {
@@ -157,6 +166,7 @@ impl Knob {
                     Currency,
                     Rank,
                     CardClass,
+                    Deadline,
                 ])
                 .collect()
             }
@@ -228,6 +238,10 @@ impl Knob {
             Knob::RamBandwidth => "ram_bandwidth",
             Knob::CardClass => "card_class",
             Knob::Images => "images",
+            Knob::Users => "users",
+            Knob::MinTps => "min_tps",
+            Knob::MaxTtft => "max_ttft",
+            Knob::Deadline => "deadline",
         }
     }
 
@@ -365,6 +379,9 @@ impl Knob {
                 None => tr!("class.all"),
             },
             Knob::Images => tr!("tui.images_per_request", n = sc.images),
+            Knob::Users | Knob::MinTps | Knob::MaxTtft | Knob::Deadline => {
+                super::target_knobs::value(self, sc)
+            }
             Knob::Ram => match &sc.host {
                 Some(h) => format!("{:.0} GB", h.ram_bytes / 1e9),
                 None => tr!("tui.ram_off"),
@@ -451,6 +468,9 @@ impl Knob {
             Knob::Ram => super::host_knobs::turn_ram(sc, up),
             Knob::CardClass => super::host_knobs::turn_class(sc, up),
             Knob::Images => sc.images = step(IMAGE_STEPS, u64::from(sc.images), up) as u32,
+            Knob::Users | Knob::MinTps | Knob::MaxTtft | Knob::Deadline => {
+                super::target_knobs::turn(self, sc, sort_by, up)
+            }
             Knob::RamBandwidth => super::host_knobs::turn_ram_bandwidth(sc, up),
             Knob::Tight => {
                 let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
@@ -501,6 +521,7 @@ fn cycle<T: Choice>(v: T, up: bool) -> T {
 /// from `settle::settle`, which the planner runs after every turn.
 fn next_method(sc: &mut Scenario, up: bool) {
     sc.method = cycle(sc.method, up);
+    super::target_knobs::keep_for_method(sc);
     if !sc.framework.supports(sc.method) {
         sc.framework = Framework::Generic;
     }

@@ -10,6 +10,7 @@ pub mod knobs;
 pub mod layout;
 pub mod states;
 pub mod svg;
+mod target_knobs;
 pub mod theme;
 pub mod ui;
 

@@ -63,6 +63,13 @@ pub enum Effect {
     Export,
 }
 
+/// The target as asked and under each change, for the to-fit list.
+#[derive(Debug, Clone)]
+pub struct TargetReaches {
+    pub asked: Option<(usize, u32, u32, f64)>,
+    pub changes: Vec<crate::engine::target::Reach>,
+}
+
 pub struct App {
     /// Whether a model the local cache lacks may be fetched from the Hub (`--hub`).
     pub hub: bool,
@@ -92,6 +99,9 @@ pub struct App {
     pub other: Breakdown,
     /// What would make the plan fit on the target (or its headroom when it fits).
     pub advice: Option<crate::engine::advise::Advice>,
+    /// With a target, while the to-fit list is open: the cheapest option meeting it as asked
+    /// and under each change (`engine::target::reachable`), re-planned over the catalog.
+    pub reaches: Option<TargetReaches>,
     /// This machine's cards, when detected: the index of their entry in `catalog.gpus` and
     /// how many there are. The bar is drawn against them unless something is pinned.
     pub local: Option<(usize, u32)>,
@@ -174,6 +184,7 @@ impl App {
             plan,
             other,
             advice: None,
+            reaches: None,
             local: None,
             local_used_bytes: 0,
             undo: None,
@@ -438,6 +449,19 @@ impl App {
             crate::engine::plan::breakdown_on(self.current_model(), &other_convention(&self.scenario), count);
         self.advice = target.map(|t| {
             crate::engine::advise::advise(self.current_model(), &self.catalog.gpus, &self.scenario, t)
+        });
+        self.refresh_reaches();
+    }
+
+    /// The target's changes, while the to-fit list shows them (each is a plan of the whole
+    /// catalog: not worth a key press otherwise).
+    pub(super) fn refresh_reaches(&mut self) {
+        self.reaches = (self.overlay == Overlay::ToFit && self.scenario.target.is_set()).then(|| {
+            let (m, gpus) = (self.current_model(), &self.catalog.gpus);
+            TargetReaches {
+                asked: crate::engine::target::as_asked(m, gpus, &self.scenario),
+                changes: crate::engine::target::reachable(m, gpus, &self.scenario),
+            }
         });
     }
 

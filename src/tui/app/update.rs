@@ -165,8 +165,20 @@ impl App {
             Action::ToFit => {
                 self.overlay = Overlay::ToFit;
                 self.overlay_scroll = 0;
+                self.refresh_reaches();
             }
             Action::Undo => self.undo(),
+            Action::Target => {
+                use crate::tui::knobs::Knob;
+                let knobs = self.knobs();
+                if let Some(i) = knobs
+                    .iter()
+                    .position(|k| matches!(k, Knob::Users | Knob::Deadline))
+                {
+                    self.focus = Pane::Workload;
+                    self.knob = i;
+                }
+            }
             Action::PinA => self.pin_a(),
             Action::Compare => {
                 if self.side_a.is_some() {

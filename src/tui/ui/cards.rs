@@ -29,6 +29,8 @@ struct Columns {
     hours: f64,
     /// The seqs column: wider where it counts fixed slots ("4 slots": llama.cpp, Ollama).
     seqs_width: u16,
+    /// A target is set: whether each option meets it ("✓ 3×" replicas, "✗ speed").
+    target: bool,
 }
 
 impl Columns {
@@ -47,6 +49,7 @@ impl Columns {
             },
             cny: rent.display_currency == "CNY",
             hours: rent.hours,
+            target: app.scenario.target.is_set(),
         }
     }
 
@@ -61,6 +64,9 @@ impl Columns {
                 tr!("tui.col_usd_month")
             },
         ];
+        if self.target {
+            header.push(tr!("tui.col_target"));
+        }
         if self.term {
             header.push(tr!("column.hours", hours = format!("{:.0}", self.hours)));
         }
@@ -105,6 +111,9 @@ impl Columns {
             Constraint::Length(9),
             Constraint::Length(10),
         ];
+        if self.target {
+            widths.push(Constraint::Length(9));
+        }
         if self.term {
             widths.push(Constraint::Length(10));
         }
@@ -133,6 +142,11 @@ pub fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
         format!(" {}", tr!("tui.mode_all_combos"))
     } else {
         format!(" {}", tr!("tui.mode_one_per_card"))
+    };
+    // With a target: what meets it, cheapest first, in the title.
+    let mode = match crate::present::target_text::title(&app.catalog.gpus, &app.scenario, &app.plan.options) {
+        Some(result) => format!("{mode} · {result}"),
+        None => mode,
     };
     let mode = match app.local {
         Some(_) => format!(
@@ -207,6 +221,15 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         right(crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 1)),
         price_cell(app, o),
     ];
+    if columns.target {
+        let text = crate::present::target_text::cell(o.target.as_ref());
+        let style = match o.target {
+            Some(c) if c.meets => app.theme.fits,
+            Some(_) => app.theme.no,
+            None => app.theme.dim,
+        };
+        cells.push(Cell::from(Line::styled(text, style)));
+    }
     if columns.term {
         cells.push(right(money(o.rent_cost_usd)));
     }

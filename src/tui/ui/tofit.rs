@@ -114,6 +114,36 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
             t.dim,
         ));
     }
+    // With a target: what meets it as asked, and under each change.
+    if let Some(r) = &app.reaches {
+        use crate::present::target_text::{reach_result, remedy_label};
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            tr!("target.remedies"),
+            t.text.add_modifier(Modifier::BOLD),
+        ));
+        lines.push(Line::styled(
+            format!(
+                "  {} {}",
+                tr!("target.as_asked"),
+                reach_result(gpus, &app.scenario, r.asked)
+            ),
+            t.text,
+        ));
+        for c in &r.changes {
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!(
+                        "  {} {}",
+                        remedy_label(c.remedy),
+                        reach_result(gpus, &app.scenario, c.cheapest)
+                    ),
+                    t.text,
+                ),
+                Span::styled(format!("  {}", c.remedy.flags().join(" ")), t.dim),
+            ]));
+        }
+    }
     // Keep the selected change in view: three header lines, then three lines a change.
     let visible = area.height.saturating_sub(4);
     let bottom = 3 + 3 * (app.overlay_scroll + 1);

@@ -1,0 +1,100 @@
+//! The workload pane's target rows: concurrent users, each user's decode speed, the time to
+//! the first token (serving), and a fine-tune's deadline. Off is a step of each; turning
+//! the first one on ranks the cards by the cheapest that meets the target, and turning the
+//! last one off ranks them by price again.
+
+use crate::engine::Scenario;
+use crate::engine::rank::SortBy;
+use crate::engine::units::group_thousands;
+use crate::tr;
+
+/// Concurrent users (0: off).
+pub const USER_STEPS: &[u64] = &[
+    0, 1, 2, 4, 8, 10, 16, 20, 32, 40, 50, 64, 100, 128, 200, 256, 500, 1000,
+];
+/// Decode tokens/s each user must get (0: off).
+pub const TPS_STEPS: &[u64] = &[0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100];
+/// Seconds to the first token, in tenths (0: off).
+pub const TTFT_TENTHS: &[u64] = &[0, 2, 5, 10, 20, 30, 50, 100, 300];
+/// Hours a fine-tune may take (0: off).
+pub const DEADLINE_STEPS: &[u64] = &[0, 6, 12, 24, 48, 72, 120, 168, 336, 720];
+/// The data set a deadline is set against when none is given: a billion tokens.
+const DEFAULT_TRAIN_TOKENS: u64 = 1_000_000_000;
+
+fn step(steps: &[u64], now: u64, up: bool) -> u64 {
+    super::knobs::step(steps, now, up)
+}
+
+/// One step of a target row; the ranking follows the target being set or not.
+pub fn turn(which: super::knobs::Knob, sc: &mut Scenario, sort_by: &mut SortBy, up: bool) {
+    use super::knobs::Knob;
+    let was_set = sc.target.is_set();
+    let t = &mut sc.target;
+    match which {
+        Knob::Users => {
+            let v = step(USER_STEPS, t.users.unwrap_or(0), up);
+            t.users = (v > 0).then_some(v);
+        }
+        Knob::MinTps => {
+            let v = step(TPS_STEPS, t.min_tps.map_or(0, |v| v.round() as u64), up);
+            t.min_tps = (v > 0).then_some(v as f64);
+        }
+        Knob::MaxTtft => {
+            let v = step(
+                TTFT_TENTHS,
+                t.max_ttft_s.map_or(0, |v| (v * 10.0).round() as u64),
+                up,
+            );
+            t.max_ttft_s = (v > 0).then_some(v as f64 / 10.0);
+        }
+        Knob::Deadline => {
+            let v = step(DEADLINE_STEPS, t.deadline_h.map_or(0, |v| v.round() as u64), up);
+            t.deadline_h = (v > 0).then_some(v as f64);
+            // A deadline needs a data set to finish.
+            if t.deadline_h.is_some() && sc.rent.train_tokens.is_none() {
+                sc.rent.train_tokens = Some(DEFAULT_TRAIN_TOKENS);
+            }
+        }
+        _ => return,
+    }
+    match (was_set, sc.target.is_set()) {
+        (false, true) if *sort_by == SortBy::Price => *sort_by = SortBy::Target,
+        (true, false) if *sort_by == SortBy::Target => *sort_by = SortBy::Price,
+        _ => {}
+    }
+}
+
+/// A method's other kind of target is dropped: serving's on a fine-tune, a deadline on
+/// serving (the command line refuses them, and a saved plan keeps only what applies).
+pub fn keep_for_method(sc: &mut Scenario) {
+    if sc.method.is_training() {
+        sc.target.users = None;
+        sc.target.min_tps = None;
+        sc.target.max_ttft_s = None;
+    } else {
+        sc.target.deadline_h = None;
+    }
+}
+
+/// A target row's value text.
+pub fn value(which: super::knobs::Knob, sc: &Scenario) -> String {
+    use super::knobs::Knob;
+    let t = &sc.target;
+    let off = || tr!("tui.target_off");
+    let plain = crate::engine::units::plain_number;
+    match which {
+        Knob::Users => t
+            .users
+            .map_or_else(off, |u| tr!("tui.target_users", n = group_thousands(u as i64))),
+        Knob::MinTps => t
+            .min_tps
+            .map_or_else(off, |v| tr!("tui.target_tps", tps = plain(v))),
+        Knob::MaxTtft => t
+            .max_ttft_s
+            .map_or_else(off, |v| tr!("tui.target_ttft", secs = plain(v))),
+        Knob::Deadline => t
+            .deadline_h
+            .map_or_else(off, |v| tr!("tui.target_hours", hours = plain(v))),
+        _ => String::new(),
+    }
+}
