@@ -1,5 +1,5 @@
 //! Expected speed vs measured: every run of the public speed set
-//! (`tests/data/speed-runs.toml`) re-planned with the catalog, its ceiling computed, its
+//! (`tests/data/speed-runs.toml`, and the serving runs of `speed-runs-serving.toml`) re-planned with the catalog, its ceiling computed, its
 //! class's efficiency fitted, and the expected figure compared with what was measured, in
 //! sample and leave-one-out (each run predicted by its class fitted without it).
 
