@@ -120,7 +120,8 @@ fn expected_is_the_ceiling_times_the_class_median() {
             "ggml · integrated · moe",
             0.6677,
         ),
-        (moe(shape(Ggml, Gddr, W::Mxfp4)), "ggml · moe", 0.6677),
+        // A MoE on a GDDR card (one llama.cpp run) keeps to GDDR's runs, not other memories' MoE.
+        (moe(shape(Ggml, Gddr, W::Mxfp4)), "ggml · gddr", 0.6152),
         (
             shape(Ggml, Integrated, W::Q4_0),
             "ggml · integrated · legacy-quant",
@@ -322,10 +323,10 @@ fn the_plan_json_is_null_where_the_class_has_too_few_runs() {
 /// The accuracy of the expected decode on the public set. The issue asks for a median
 /// |error| ≤ 10 % overall, ≤ 20 % on MoE runs and ≤ 25 % offloaded, clearly better than
 /// putting every run at the set's median share. Reached: MoE and "better than trivial";
-/// overall the classes stop at 14.0 % in sample (18.0 % leave-one-out), asserted here so
+/// overall the classes stop at 13.9 % in sample (17.9 % leave-one-out), asserted here so
 /// that it cannot slip: the serving runs (58 of 142) are more scattered than llama.cpp's
-/// (SGLang on the H20 reaches about half the share vLLM reaches on the A100, and vLLM's
-/// DGX Spark runs fall back to a MoE class of HBM runs); before them, 10.8 % and 16.4 %.
+/// (SGLang on the H20 reaches about half the share vLLM reaches on the A100 in the same
+/// class); before them, 10.8 % and 16.4 % over 73 runs.
 /// No offloaded run can be re-planned (host RAM bandwidth unstated).
 #[test]
 fn the_expected_decode_is_accurate_on_the_public_set() {
@@ -334,8 +335,8 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
     let all = s.all.median_error.unwrap();
     let loo = s.all.loo_median_error.unwrap();
     let trivial = s.all.trivial.unwrap();
-    assert!(all <= 0.145, "median |error| {all:.3}");
-    assert!(loo <= 0.185, "leave-one-out median |error| {loo:.3}");
+    assert!(all <= 0.14, "median |error| {all:.3}");
+    assert!(loo <= 0.18, "leave-one-out median |error| {loo:.3}");
     assert!(all <= 0.6 * trivial, "{all:.3} vs trivial {trivial:.3}");
     // Batched runs never fall back into single-stream classes (nor the reverse).
     assert!(

@@ -240,6 +240,12 @@ mod tests {
         assert_eq!(s.modifier(), "moe-batch");
         assert_eq!(Shape { moe: false, ..s }.modifier(), "batch");
         assert_eq!(Shape { batch: 1, ..s }.modifier(), "moe");
+        // A MoE keeps to its memory's runs, batched or not.
+        assert_eq!(
+            Shape { batch: 1, ..s }.decode_keys(),
+            vec!["ggml · gddr · moe", "ggml · gddr"]
+        );
+        assert_eq!(s.decode_keys(), vec!["ggml · gddr · moe-batch"]);
         assert_eq!(
             Shape {
                 batch: 1,

@@ -113,13 +113,6 @@ pub const DECODE: &[Efficiency] = &[
         high: 0.8065,
     },
     Efficiency {
-        name: "ggml · moe",
-        runs: 15,
-        median: 0.6677,
-        low: 0.4182,
-        high: 0.7754,
-    },
-    Efficiency {
         name: "ggml · small",
         runs: 5,
         median: 0.4331,
@@ -244,20 +237,6 @@ pub const DECODE: &[Efficiency] = &[
         median: 0.5564,
         low: 0.4872,
         high: 0.6223,
-    },
-    Efficiency {
-        name: "serving · moe",
-        runs: 7,
-        median: 0.1247,
-        low: 0.0174,
-        high: 0.6368,
-    },
-    Efficiency {
-        name: "serving · moe-batch",
-        runs: 16,
-        median: 0.0433,
-        low: 0.0321,
-        high: 0.0894,
     },
     Efficiency {
         name: "transformers · 16-bit",
