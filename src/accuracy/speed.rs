@@ -1,5 +1,5 @@
 //! Expected speed vs measured: every run of the public speed set
-//! (`tests/data/speed-runs.toml`) re-planned with the catalog, its ceiling computed, its
+//! (`tests/data/speed-runs.toml`, and the serving runs of `speed-runs-serving.toml`) re-planned with the catalog, its ceiling computed, its
 //! class's efficiency fitted, and the expected figure compared with what was measured, in
 //! sample and leave-one-out (each run predicted by its class fitted without it).
 
@@ -12,6 +12,8 @@ use crate::engine::scenario::Split;
 use crate::engine::{Choice, Scenario, WeightPrecision};
 
 pub const SPEED_RUNS: &str = include_str!("../../tests/data/speed-runs.toml");
+/// vLLM, SGLang and NIM serving runs: per-user decode from TPOT at a known concurrency.
+pub const SERVING_RUNS: &str = include_str!("../../tests/data/speed-runs-serving.toml");
 
 /// The fields of a run this module reads (the file has its sources and quotes too).
 #[derive(Debug, Deserialize)]
@@ -101,10 +103,20 @@ pub struct Skipped {
     pub why: String,
 }
 
+/// Every run of both files, the public speed set's first.
 fn runs() -> Result<Vec<Run>, String> {
-    toml::from_str::<File>(SPEED_RUNS)
-        .map(|f| f.run)
-        .map_err(|e| format!("speed-runs.toml: {e}"))
+    let mut all = Vec::new();
+    for (name, text) in [
+        ("speed-runs.toml", SPEED_RUNS),
+        ("speed-runs-serving.toml", SERVING_RUNS),
+    ] {
+        all.extend(
+            toml::from_str::<File>(text)
+                .map_err(|e| format!("{name}: {e}"))?
+                .run,
+        );
+    }
+    Ok(all)
 }
 
 /// The scenario a mapped run is planned with: its weights, runtime, cards, batch and

@@ -166,8 +166,9 @@ pub fn markdown(e: &Evaluation) -> String {
     let _ = writeln!(
         s,
         "\n## Speed: expected vs measured\n\n\
-         From `tests/data/speed-runs.toml` (published measured runs, each with its quote and link; the\n\
-         `plan_*` fields map it to the catalog). Each run is re-planned; its ceiling is the roofline\n\
+         From `tests/data/speed-runs.toml` and `tests/data/speed-runs-serving.toml` (published measured\n\
+         runs, each with its quote and link; the `plan_*` fields map it to the catalog; a serving run's\n\
+         speed is per user, 1000 ÷ its mean TPOT). Each run is re-planned; its ceiling is the roofline\n\
          (decode: bandwidth ÷ bytes read per token, the batch's aggregate where the run measured that;\n\
          prefill: 2 × active parameters × prompt ÷ peak FLOP/s). Expected = ceiling × the median share\n\
          of the ceiling over the runs of the run's class (`engine::expected`), the band is the class's\n\

@@ -225,7 +225,7 @@ mod tests {
     }
 
     #[test]
-    fn the_modifier_order_is_offload_batch_moe_small_kernel() {
+    fn the_modifier_order_is_offload_batch_moe_small_kernel_a_batched_moe_apart() {
         let s = Shape {
             family: Family::Ggml,
             hardware: Hardware::Gddr,
@@ -237,8 +237,15 @@ mod tests {
         };
         assert_eq!(s.decode_keys(), vec!["offload".to_string()]);
         let s = Shape { offload: false, ..s };
-        assert_eq!(s.modifier(), "batch");
+        assert_eq!(s.modifier(), "moe-batch");
+        assert_eq!(Shape { moe: false, ..s }.modifier(), "batch");
         assert_eq!(Shape { batch: 1, ..s }.modifier(), "moe");
+        // A MoE keeps to its memory's runs, batched or not.
+        assert_eq!(
+            Shape { batch: 1, ..s }.decode_keys(),
+            vec!["ggml · gddr · moe", "ggml · gddr"]
+        );
+        assert_eq!(s.decode_keys(), vec!["ggml · gddr · moe-batch"]);
         assert_eq!(
             Shape {
                 batch: 1,
