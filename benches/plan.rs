@@ -62,6 +62,29 @@ fn bench_plan(c: &mut Criterion) {
     c.bench_function("to fit: 8B BF16 on one H100 PCIe (headroom)", |b| {
         b.iter(|| vramfit::engine::advise::advise(black_box(&small), &catalog.gpus, black_box(&fp8), h100))
     });
+    // Rent to a target: every card and combo of the catalog judged for 40 users at 8K and
+    // 20 tokens/s each, replicas up to 16, and the cheapest that meets it (budget 20 ms).
+    let mut serve = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+    serve.framework = vramfit::engine::Framework::Vllm;
+    vramfit::engine::settle::settle(&mut serve, &vramfit::engine::settle::UserSet::default());
+    serve.target = vramfit::engine::target::Target {
+        users: Some(40),
+        min_tps: Some(20.0),
+        max_ttft_s: Some(2.0),
+        deadline_h: None,
+    };
+    for (id, label) in [("llama-3.1-8b", "8B"), ("llama-3.1-70b", "70B")] {
+        let m = catalog.model(id).unwrap().clone();
+        c.bench_function(
+            &format!("target: {label}, 40 users at 20 t/s over the catalog, replicas up to 16"),
+            |b| {
+                b.iter(|| {
+                    let p = plan(black_box(&m), black_box(&catalog.gpus), black_box(&serve), true);
+                    vramfit::engine::target::cheapest_meeting(&p.options).map(|o| (o.gpu, o.count))
+                })
+            },
+        );
+    }
     c.bench_function("catalog: load the embedded catalog", |b| {
         b.iter(|| Catalog::embedded().unwrap())
     });

@@ -53,7 +53,7 @@ impl super::Choice for SortBy {
             SortBy::Finish => "cost to finish",
             SortBy::Cards => "fewest cards, then price",
             SortBy::Speed => "fastest decode (expected, else the ceiling)",
-            SortBy::Target => "cheapest that meets the target",
+            SortBy::Target => "cheapest meeting the target",
         }
     }
 }

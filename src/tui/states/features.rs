@@ -67,6 +67,24 @@ pub(super) const FEATURES: &[State] = &[
         },
     },
     State {
+        name: "target-80x24",
+        about: "rent to a target: 40 users of Llama 3.1 8B at 8k, 20 tokens/s each (t: the target rows)",
+        width: 80,
+        height: 24,
+        theme: "default",
+        lang: Lang::En,
+        setup: target_forty_users,
+    },
+    State {
+        name: "target-160x48",
+        about: "the target's result in the cards pane: which options meet it, with how many replicas",
+        width: 160,
+        height: 48,
+        theme: "default",
+        lang: Lang::En,
+        setup: target_forty_users,
+    },
+    State {
         name: "serving-split-80x24",
         about: "explain a 4-card tensor-parallel combo over PCIe: capacity, link cost, warning",
         width: 80,
@@ -253,3 +271,21 @@ pub(super) const FEATURES: &[State] = &[
         setup: |_| {},
     },
 ];
+
+/// Llama 3.1 8B under vLLM for 40 users at 8,192 tokens and 20 tokens/s each, the cursor on
+/// the target rows (as `t` leaves it) and the cards ranked by the cheapest that meets it.
+fn target_forty_users(a: &mut crate::tui::app::App) {
+    a.select_model("llama-3.1-8b");
+    let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
+    crate::engine::Framework::Vllm.apply(&mut sc);
+    sc.target = crate::engine::target::Target {
+        users: Some(40),
+        min_tps: Some(20.0),
+        max_ttft_s: None,
+        deadline_h: None,
+    };
+    a.sort_by = crate::engine::rank::SortBy::Target;
+    a.set_scenario(sc);
+    a.update(Action::Target);
+    a.knob += 1;
+}

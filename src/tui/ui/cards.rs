@@ -112,7 +112,7 @@ impl Columns {
             Constraint::Length(10),
         ];
         if self.target {
-            widths.push(Constraint::Length(9));
+            widths.push(Constraint::Length(if self.wide { 14 } else { 9 }));
         }
         if self.term {
             widths.push(Constraint::Length(10));
@@ -143,9 +143,11 @@ pub fn cards(frame: &mut Frame, area: Rect, app: &mut App, large: bool) {
     } else {
         format!(" {}", tr!("tui.mode_one_per_card"))
     };
-    // With a target: what meets it, cheapest first, in the title.
+    // With a target: what meets it, cheapest first, in the title (in place of the rows'
+    // mode on a narrow screen, where both do not fit).
     let mode = match crate::present::target_text::title(&app.catalog.gpus, &app.scenario, &app.plan.options) {
-        Some(result) => format!("{mode} · {result}"),
+        Some(result) if large => format!("{mode} · {result}"),
+        Some(result) => format!(" {result}"),
         None => mode,
     };
     let mode = match app.local {
@@ -222,7 +224,14 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         price_cell(app, o),
     ];
     if columns.target {
-        let text = crate::present::target_text::cell(o.target.as_ref());
+        let mut text = crate::present::target_text::cell(o.target.as_ref());
+        // Wide: what the replicas cost together (the price column is one copy's).
+        if columns.wide
+            && let Some(c) = o.target.filter(|c| c.meets)
+            && let Some(total) = c.price_usd_month
+        {
+            text = format!("{text} = {}", money(Some(total)));
+        }
         let style = match o.target {
             Some(c) if c.meets => app.theme.fits,
             Some(_) => app.theme.no,

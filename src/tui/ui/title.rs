@@ -111,7 +111,10 @@ pub fn title(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         crate::present::cheapest_priced(&app.plan.options)
     };
+    // With a target, the right side names what meets it (replicas and their month).
+    let meets = crate::present::target_text::title(&app.catalog.gpus, &app.scenario, &app.plan.options);
     let best = match pick {
+        _ if meets.is_some() => format!(" {} ", meets.unwrap_or_default()),
         Some(o) => {
             let name = crate::present::option_label(&app.catalog.gpus, o);
             let price = o.price_usd_month.map_or(String::new(), |p| {
