@@ -72,7 +72,7 @@ fn no_run_is_above_its_ceiling() {
 #[test]
 fn every_run_is_mapped_or_says_why() {
     let e = evaluation();
-    assert_eq!(e.decode.len() + e.prefill.len() + e.skipped.len(), 149);
+    assert_eq!(e.decode.len() + e.prefill.len() + e.skipped.len(), 190);
     assert!(e.skipped.iter().all(|s| !s.why.is_empty()));
 }
 
@@ -103,6 +103,10 @@ fn expected_is_the_ceiling_times_the_class_median() {
     };
     let small = |s: Shape| Shape { params: 1.1e9, ..s };
     let batch = |s: Shape| Shape { batch: 32, ..s };
+    let offload = |s: Shape| Shape {
+        offload: true,
+        ..moe(s)
+    };
     let cases: Vec<(Shape, &str, f64)> = vec![
         // llama.cpp on a GDDR card, K-quants: 12 runs (RTX 4090, 3090, 4070 Ti, 3080, …).
         (shape(Ggml, Gddr, W::Q4KM), "ggml · gddr · k-quant", 0.6158),
@@ -142,6 +146,10 @@ fn expected_is_the_ceiling_times_the_class_median() {
             0.5365,
         ),
         (shape(Transformers, Gddr, W::Nf4), "transformers · gddr", 0.2549),
+        // Offloaded: llama.cpp and ik_llama.cpp (14 runs), KTransformers (6), and the 20
+        // together for another runtime that computes in RAM.
+        (offload(shape(Ggml, Gddr, W::Q4KM)), "offload · ggml", 0.4575),
+        (offload(shape(Other, Gddr, W::Q4KM)), "offload · other", 0.3897),
     ];
     for (s, class, share) in cases {
         let e = expected(&s, Some(100.0), Some(200.0), None);
@@ -165,14 +173,15 @@ fn expected_is_the_ceiling_times_the_class_median() {
 }
 
 /// Classes below 3 runs give nothing, so the ceiling stands alone: vLLM on a GDDR card (one
-/// run), anything offloaded (no run the catalog can re-plan), an unknown runtime.
+/// run), vLLM streaming weights from RAM (no run: it never borrows the RAM-computing runtimes'
+/// offload class), an unknown runtime.
 #[test]
 fn too_few_runs_give_no_figure() {
     let none = [
         shape(Family::Serving, Hardware::Gddr, W::Fp8),
         Shape {
             offload: true,
-            ..shape(Family::Ggml, Hardware::Gddr, W::Q4KM)
+            ..shape(Family::Serving, Hardware::Gddr, W::Bf16)
         },
         shape(Family::Other, Hardware::Gddr, W::Int4),
         shape(Family::Serving, Hardware::Apple, W::Bf16),
@@ -276,34 +285,14 @@ fn the_plan_json_is_null_where_the_class_has_too_few_runs() {
         assert!(o.get(key).is_some(), "{key} absent");
         assert!(o[key].is_null(), "{key} should be null");
     }
-    // Experts in RAM: the placement's ceiling, and no offloaded run to fit a class on.
-    let v = plan_json(&[
-        "--model",
-        "gpt-oss-120b",
-        "--weights",
-        "mxfp4",
-        "--gpu",
-        "rtx-4090",
-        "--framework",
-        "llama.cpp",
-        "--ram",
-        "128",
-        "--ram-bandwidth",
-        "80",
-    ]);
-    let o = &v["options"][0];
-    assert_eq!(o["placement_strategy"], "experts");
-    assert!(!o["decode_tokens_per_s"].is_null());
-    for key in FIELDS {
-        assert!(o[key].is_null(), "{key} should be null when the weights spill");
-    }
 }
 
 /// The accuracy of the expected decode on the public set. The issue asks for a median
 /// |error| ≤ 10 % overall, ≤ 20 % on MoE runs and ≤ 25 % offloaded, clearly better than
-/// putting every run at the set's median share. Reached: MoE and "better than trivial";
-/// overall the classes stop at about 11 % in sample (16 % leave-one-out), asserted here
-/// so that it cannot slip; no offloaded run can be re-planned (host RAM bandwidth unstated).
+/// putting every run at the set's median share. Reached: MoE, offloaded and "better than
+/// trivial"; overall the classes stop at about 11 % in sample (16 % leave-one-out), asserted
+/// here so that it cannot slip. Offloaded: 20 runs with their host RAM stated, 12 % in
+/// sample and 14 % leave-one-out against the trivial 25 % and 26 %.
 #[test]
 fn the_expected_decode_is_accurate_on_the_public_set() {
     let e = evaluation();
@@ -323,10 +312,12 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
     let moe = s.moe.median_error.unwrap();
     assert!(moe <= 0.20, "MoE median |error| {moe:.3}");
     assert!(s.moe.loo_median_error.unwrap() <= 0.20);
-    assert_eq!(
-        s.offload.runs, 0,
-        "an offloaded run is now mapped: assert its ≤ 25 %"
-    );
+    assert_eq!(s.offload.runs, 20);
+    let off = s.offload.median_error.unwrap();
+    let off_loo = s.offload.loo_median_error.unwrap();
+    assert!(off <= 0.25, "offloaded median |error| {off:.3}");
+    assert!(off_loo <= 0.25, "offloaded leave-one-out {off_loo:.3}");
+    assert!(off_loo < s.offload.loo_trivial.unwrap(), "offloaded vs trivial");
     // Most runs have a class with 3 runs or more (vLLM and SGLang at batch 1 have none yet).
     assert!(s.all.with_expected * 100 >= s.all.runs * 85);
     assert_eq!(s.outside_band, 0, "a min–max band holds its own runs");

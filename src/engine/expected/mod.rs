@@ -235,7 +235,7 @@ mod tests {
             batch: 8,
             offload: true,
         };
-        assert_eq!(s.decode_keys(), vec!["offload".to_string()]);
+        assert_eq!(s.decode_keys(), vec!["offload · ggml", "offload"]);
         let s = Shape { offload: false, ..s };
         assert_eq!(s.modifier(), "batch");
         assert_eq!(Shape { batch: 1, ..s }.modifier(), "moe");

@@ -169,6 +169,27 @@ pub const DECODE: &[Efficiency] = &[
         high: 0.9183,
     },
     Efficiency {
+        name: "offload",
+        runs: 20,
+        median: 0.4419,
+        low: 0.1341,
+        high: 0.6426,
+    },
+    Efficiency {
+        name: "offload · ggml",
+        runs: 14,
+        median: 0.4575,
+        low: 0.1341,
+        high: 0.6426,
+    },
+    Efficiency {
+        name: "offload · other",
+        runs: 6,
+        median: 0.3897,
+        low: 0.3664,
+        high: 0.5141,
+    },
+    Efficiency {
         name: "transformers · 16-bit",
         runs: 3,
         median: 0.5365,
