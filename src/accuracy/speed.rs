@@ -201,7 +201,12 @@ fn row(catalog: &Catalog, r: &Run) -> Result<Result<SpeedRow, String>, String> {
             "{id}: cpu_offload and plan_ram_gb disagree on whether it offloads"
         ));
     }
-    if offload && !option.spills() {
+    let placed = option
+        .placement
+        .as_ref()
+        .filter(|p| option.spills() && p.offloads())
+        .and_then(|p| p.speed.as_ref());
+    if offload && placed.is_none() {
         return Ok(Err(format!(
             "the plan does not spill on {cards} × {gpu_id} as the run did (its placement does not fit)"
         )));
@@ -209,6 +214,11 @@ fn row(catalog: &Catalog, r: &Run) -> Result<Result<SpeedRow, String>, String> {
     let roof = option
         .roofline
         .ok_or_else(|| format!("{id}: no ceiling for {cards} × {gpu_id}"))?;
+    if let Some(p) = placed
+        && p.tokens_per_s != roof.per_stream
+    {
+        return Err(format!("{id}: the option's ceiling is not its placement's"));
+    }
     let prefill = r.kind == "prefill";
     let ceiling = if prefill {
         let Some(secs) = roof.prefill_seconds else {
