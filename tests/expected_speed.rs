@@ -72,7 +72,7 @@ fn no_run_is_above_its_ceiling() {
 #[test]
 fn every_run_is_mapped_or_says_why() {
     let e = evaluation();
-    assert_eq!(e.decode.len() + e.prefill.len() + e.skipped.len(), 149 + 99);
+    assert_eq!(e.decode.len() + e.prefill.len() + e.skipped.len(), 149 + 41 + 99);
     assert!(e.skipped.iter().all(|s| !s.why.is_empty()));
 }
 
@@ -103,6 +103,10 @@ fn expected_is_the_ceiling_times_the_class_median() {
     };
     let small = |s: Shape| Shape { params: 1.1e9, ..s };
     let batch = |s: Shape| Shape { batch: 32, ..s };
+    let offload = |s: Shape| Shape {
+        offload: true,
+        ..moe(s)
+    };
     let cases: Vec<(Shape, &str, f64)> = vec![
         // llama.cpp on a GDDR card, K-quants: 12 runs (RTX 4090, 3090, 4070 Ti, 3080, …).
         (shape(Ggml, Gddr, W::Q4KM), "ggml · gddr · k-quant", 0.6158),
@@ -131,7 +135,7 @@ fn expected_is_the_ceiling_times_the_class_median() {
         // vLLM, SGLang and NIM on HBM (tests/data/speed-runs-serving.toml): one stream by
         // kernel, a batched dense model, and a batched MoE apart.
         (shape(Serving, Hbm, W::Bf16), "serving · hbm · 16-bit", 0.5512),
-        (shape(Serving, Hbm, W::Int4), "serving · hbm · int4", 0.3876),
+        (shape(Serving, Hbm, W::Int4), "serving · hbm · int4", 0.3952),
         (moe(shape(Serving, Hbm, W::Bf16)), "serving · hbm · moe", 0.1011),
         (
             batch(shape(Serving, Hbm, W::Fp8)),
@@ -153,6 +157,10 @@ fn expected_is_the_ceiling_times_the_class_median() {
             0.5365,
         ),
         (shape(Transformers, Gddr, W::Nf4), "transformers · gddr", 0.2549),
+        // Offloaded: llama.cpp and ik_llama.cpp (14 runs), KTransformers (6), and the 20
+        // together for another runtime that computes in RAM.
+        (offload(shape(Ggml, Gddr, W::Q4KM)), "offload · ggml", 0.4575),
+        (offload(shape(Other, Gddr, W::Q4KM)), "offload · other", 0.3897),
     ];
     for (s, class, share) in cases {
         let e = expected(&s, Some(100.0), Some(200.0), None);
@@ -176,8 +184,9 @@ fn expected_is_the_ceiling_times_the_class_median() {
 }
 
 /// Classes below 3 runs give nothing, so the ceiling stands alone: a small model under vLLM on
-/// a GDDR card (one vLLM run on GDDR, none small), anything offloaded (no run the catalog can
-/// re-plan), an unknown runtime, llama.cpp batched (one dense run, two MoE), MLX batched.
+/// a GDDR card (one vLLM run on GDDR, none small), vLLM streaming weights from RAM (no run: it
+/// never borrows the RAM-computing runtimes' offload class), an unknown runtime, llama.cpp
+/// batched (one dense run, two MoE), MLX batched.
 #[test]
 fn too_few_runs_give_no_figure() {
     let batched = |s: Shape| Shape { batch: 8, ..s };
@@ -193,7 +202,7 @@ fn too_few_runs_give_no_figure() {
         },
         Shape {
             offload: true,
-            ..shape(Family::Ggml, Hardware::Gddr, W::Q4KM)
+            ..shape(Family::Serving, Hardware::Gddr, W::Bf16)
         },
         shape(Family::Other, Hardware::Gddr, W::Int4),
         batched(shape(Family::Mlx, Hardware::Apple, W::Q4_0)),
@@ -297,37 +306,15 @@ fn the_plan_json_is_null_where_the_class_has_too_few_runs() {
         assert!(o.get(key).is_some(), "{key} absent");
         assert!(o[key].is_null(), "{key} should be null");
     }
-    // Experts in RAM: the placement's ceiling, and no offloaded run to fit a class on.
-    let v = plan_json(&[
-        "--model",
-        "gpt-oss-120b",
-        "--weights",
-        "mxfp4",
-        "--gpu",
-        "rtx-4090",
-        "--framework",
-        "llama.cpp",
-        "--ram",
-        "128",
-        "--ram-bandwidth",
-        "80",
-    ]);
-    let o = &v["options"][0];
-    assert_eq!(o["placement_strategy"], "experts");
-    assert!(!o["decode_tokens_per_s"].is_null());
-    for key in FIELDS {
-        assert!(o[key].is_null(), "{key} should be null when the weights spill");
-    }
 }
 
 /// The accuracy of the expected decode on the public set. The issue asks for a median
 /// |error| ≤ 10 % overall, ≤ 20 % on MoE runs and ≤ 25 % offloaded, clearly better than
-/// putting every run at the set's median share. Reached: MoE and "better than trivial";
-/// overall the classes stop at 13.9 % in sample (17.9 % leave-one-out), asserted here so
-/// that it cannot slip: the serving runs (58 of 142) are more scattered than llama.cpp's
-/// (SGLang on the H20 reaches about half the share vLLM reaches on the A100 in the same
-/// class); before them, 10.8 % and 16.4 % over 73 runs.
-/// No offloaded run can be re-planned (host RAM bandwidth unstated).
+/// putting every run at the set's median share. Reached: MoE, offloaded and "better than
+/// trivial"; overall the classes stop at 13.6 % in sample (17.0 % leave-one-out, 152 runs), asserted here so that it cannot slip: the
+/// serving runs are more scattered than llama.cpp's (SGLang on the H20 reaches about half the
+/// share vLLM reaches on the A100 in the same class). Offloaded: 20 runs with their host RAM
+/// stated.
 #[test]
 fn the_expected_decode_is_accurate_on_the_public_set() {
     let e = evaluation();
@@ -346,11 +333,13 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
     let moe = s.moe.median_error.unwrap();
     assert!(moe <= 0.20, "MoE median |error| {moe:.3}");
     assert!(s.moe.loo_median_error.unwrap() <= 0.20);
-    assert_eq!(
-        s.offload.runs, 0,
-        "an offloaded run is now mapped: assert its ≤ 25 %"
-    );
-    // Most runs have a class with 3 runs or more.
+    assert_eq!(s.offload.runs, 20);
+    let off = s.offload.median_error.unwrap();
+    let off_loo = s.offload.loo_median_error.unwrap();
+    assert!(off <= 0.25, "offloaded median |error| {off:.3}");
+    assert!(off_loo <= 0.25, "offloaded leave-one-out {off_loo:.3}");
+    assert!(off_loo < s.offload.loo_trivial.unwrap(), "offloaded vs trivial");
+    // Most runs have a class with 3 runs or more (vLLM and SGLang at batch 1 have none yet).
     assert!(s.all.with_expected * 100 >= s.all.runs * 85);
     assert_eq!(s.outside_band, 0, "a min–max band holds its own runs");
     assert!(s.above_ceiling.is_empty(), "{:?}", s.above_ceiling);

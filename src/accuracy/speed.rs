@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::catalog::Catalog;
 use crate::engine::expected::{self, Family, Fitted, Hardware, Shape};
+use crate::engine::host::{Host, Pin};
 use crate::engine::plan::{Scope, Solve, plan_in};
 use crate::engine::scenario::Split;
 use crate::engine::{Choice, Scenario, WeightPrecision};
@@ -35,6 +36,13 @@ struct Run {
     #[serde(default)]
     plan_aggregate: bool,
     plan_note: Option<String>,
+    /// An offloaded run's host: its RAM (GB) and that RAM's bandwidth (GB/s), stated or
+    /// measured by the source.
+    plan_ram_gb: Option<f64>,
+    plan_ram_bandwidth_gbs: Option<f64>,
+    /// The run's pin: llama.cpp's `-ngl` and `--n-cpu-moe` (`-ot exps=CPU`: every layer).
+    plan_gpu_layers: Option<u64>,
+    plan_n_cpu_moe: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -120,10 +128,21 @@ fn runs() -> Result<Vec<Run>, String> {
 }
 
 /// The scenario a mapped run is planned with: its weights, runtime, cards, batch and
-/// context (decode) or prompt (prefill); llama.cpp splits layers, the others tensors.
+/// context (decode) or prompt (prefill); llama.cpp splits layers, the others tensors. An
+/// offloaded run gets its host (RAM and bandwidth) and its pin, so that the plan places
+/// layers or experts in RAM where the run did.
 fn scenario(r: &Run, family: Family, weights: WeightPrecision) -> Scenario {
     let mut sc = Scenario::seed_inference(weights).calibrated();
-    expected::class::framework_of(family).apply(&mut sc);
+    let host = r.plan_ram_gb.map(|gb| Host::new(gb, r.plan_ram_bandwidth_gbs));
+    // KTransformers keeps the routed experts in RAM and runs them on the CPU, as llama.cpp's
+    // `-ot exps=CPU` does: its runs are placed as llama.cpp places experts (the generic
+    // runtime would stream the weights over PCIe instead), their class stays their own.
+    let placed_as = if host.is_some() && family == Family::Other {
+        Family::Ggml
+    } else {
+        family
+    };
+    expected::class::framework_of(placed_as).apply(&mut sc);
     let prompt = r.plan_prompt.unwrap_or(1).max(1);
     Scenario {
         weights,
@@ -135,10 +154,15 @@ fn scenario(r: &Run, family: Family, weights: WeightPrecision) -> Scenario {
         } else {
             sc.prompt.min(r.plan_context.unwrap_or(1).max(1))
         },
-        split: if family == Family::Ggml {
+        split: if placed_as == Family::Ggml {
             Split::Layer
         } else {
             Split::Tensor
+        },
+        host,
+        pin: Pin {
+            gpu_layers: r.plan_gpu_layers,
+            cpu_moe: r.plan_n_cpu_moe,
         },
         ..sc
     }
@@ -174,12 +198,39 @@ fn row(catalog: &Catalog, r: &Run) -> Result<Result<SpeedRow, String>, String> {
             cards: &|_| true,
         },
     );
-    let roof = plan
+    let option = plan
         .options
         .iter()
         .find(|o| o.count == cards)
-        .and_then(|o| o.roofline)
+        .ok_or_else(|| format!("{id}: no option for {cards} × {gpu_id}"))?;
+    // An offloaded run's ceiling is its spilled placement's (VRAM part ÷ the card's
+    // bandwidth + RAM part ÷ the host's): a plan that keeps everything on the card would
+    // give the GPU's ceiling instead, so the run's pin must make it spill.
+    let offload = sc.host.is_some();
+    let stated = r.cpu_offload.as_deref().is_some_and(|o| !o.starts_with("none"));
+    if stated != offload {
+        return Err(format!(
+            "{id}: cpu_offload and plan_ram_gb disagree on whether it offloads"
+        ));
+    }
+    let placed = option
+        .placement
+        .as_ref()
+        .filter(|p| option.spills() && p.offloads())
+        .and_then(|p| p.speed.as_ref());
+    if offload && placed.is_none() {
+        return Ok(Err(format!(
+            "the plan does not spill on {cards} × {gpu_id} as the run did (its placement does not fit)"
+        )));
+    }
+    let roof = option
+        .roofline
         .ok_or_else(|| format!("{id}: no ceiling for {cards} × {gpu_id}"))?;
+    if let Some(p) = placed
+        && p.tokens_per_s != roof.per_stream
+    {
+        return Err(format!("{id}: the option's ceiling is not its placement's"));
+    }
     let prefill = r.kind == "prefill";
     let ceiling = if prefill {
         let Some(secs) = roof.prefill_seconds else {
@@ -198,7 +249,7 @@ fn row(catalog: &Catalog, r: &Run) -> Result<Result<SpeedRow, String>, String> {
         params: model.params().total as f64,
         moe: model.is_moe(),
         batch: sc.batch,
-        offload: r.cpu_offload.as_deref().is_some_and(|o| !o.starts_with("none")),
+        offload,
     };
     Ok(Ok(SpeedRow {
         id: id.clone(),

@@ -41,7 +41,8 @@ pub enum Family {
     Mlx,
     /// gpt-fast: PyTorch with torch.compile.
     GptFast,
-    /// Anything else (MLC, ExLlama, IPEX-LLM, KTransformers): no class of its own.
+    /// Anything else (MLC, ExLlama, IPEX-LLM, KTransformers): no class of its own but
+    /// offloaded (KTransformers' runs, `offload · other`).
     Other,
 }
 
@@ -182,11 +183,27 @@ impl Shape {
     /// The keys of the run's decode class, finest first: family · hardware · modifier;
     /// then family · modifier (the same kernels on another memory, where the hardware
     /// alone has too few runs; never for a MoE); then family · hardware, for a single
-    /// stream only. A run offloaded to RAM has only the offload class: host RAM, not the
-    /// card, sets its pace.
+    /// stream only.
+    ///
+    /// A run offloaded to RAM has only the offload classes: host RAM, not the card, sets its
+    /// pace, so neither the card's memory nor the kernel modifiers apply. They split by
+    /// family, `offload · ggml` then `offload`: the CPU's expert kernels are the runtime's
+    /// own, and KTransformers' (`other`, 6 runs, 37–51 % of the placement's ceiling) sit
+    /// apart from llama.cpp's and ik_llama.cpp's (14 runs, median 46 %); the split takes the
+    /// offloaded runs' median |error| from 16 % to 12 % in sample and 17 % to 14 % leave-one-
+    /// out. Only runtimes that compute in RAM (ggml, KTransformers) fall back to `offload`:
+    /// vLLM's and SGLang's streamed weights go at PCIe's pace, which no run measured. No
+    /// finer split: every mapped run keeps experts in RAM (none whole layers with a stated
+    /// bandwidth), so a plan that spills whole layers takes its family's class too.
     pub fn decode_keys(&self) -> Vec<String> {
         if self.offload {
-            return vec!["offload".into()];
+            let own = format!("offload · {}", self.family.id());
+            return match self.family {
+                Family::Ggml | Family::Other => vec![own, "offload".into()],
+                // The streaming engines copy RAM's weights over PCIe every step
+                // (`--cpu-offload-gb`): no run measured it, and no CPU reads experts in place.
+                _ => vec![own],
+            };
         }
         let (f, h, m) = (self.family.id(), self.hardware.id(), self.modifier());
         // A batched run never falls back into a single stream's class, nor the reverse: the

@@ -165,9 +165,10 @@ pub fn expected(
 }
 
 /// The class shape of a plan option: its runtime's family (`Family::of_plan`), its card's
-/// hardware, its weights, the model's size and experts, the batch, and whether it spills
-/// to host RAM (then the placement's decode time is the ceiling, and the offload class
-/// applies).
+/// hardware, its weights, the model's size and experts, the batch, and whether layers,
+/// experts or weights live in host RAM (then the placement's decode time is the ceiling,
+/// and the offload class applies). An option that spills only its token embedding (one row
+/// read a token) keeps the cards' ceiling, and so their class.
 pub fn shape_of(model: &Model, sc: &Scenario, gpu: &Gpu, o: &FitOption) -> Shape {
     Shape {
         family: Family::of_plan(sc.framework, sc.weights, gpu.class()),
@@ -176,7 +177,7 @@ pub fn shape_of(model: &Model, sc: &Scenario, gpu: &Gpu, o: &FitOption) -> Shape
         params: model.params().total as f64,
         moe: model.is_moe(),
         batch: sc.batch.max(1),
-        offload: o.spills(),
+        offload: o.spills() && o.placement.as_ref().is_some_and(|p| p.offloads()),
     }
 }
 
@@ -235,7 +236,7 @@ mod tests {
             batch: 8,
             offload: true,
         };
-        assert_eq!(s.decode_keys(), vec!["offload".to_string()]);
+        assert_eq!(s.decode_keys(), vec!["offload · ggml", "offload"]);
         let s = Shape { offload: false, ..s };
         assert_eq!(s.modifier(), "moe-batch");
         assert_eq!(Shape { moe: false, ..s }.modifier(), "batch");
