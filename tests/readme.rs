@@ -98,7 +98,9 @@ fn the_chinese_readme_commands_and_keys_are_real() {
     assert_eq!(runs.len(), 3, "{runs:?}");
     let framework = commands_in(&text, "## 按运行框架规划");
     assert_eq!(framework.len(), 1, "{framework:?}");
-    for args in runs.into_iter().chain(framework) {
+    let target = commands_in(&text, "## 按目标租卡");
+    assert_eq!(target.len(), 1, "{target:?}");
+    for args in runs.into_iter().chain(framework).chain(target) {
         let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
             .args(&args)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -107,7 +109,12 @@ fn the_chinese_readme_commands_and_keys_are_real() {
             .unwrap();
         assert!(out.status.success(), "vramfit {args:?}");
         let stdout = String::from_utf8_lossy(&out.stdout);
-        if args[0] == "plan" {
+        if args.iter().any(|a| a == "--users") {
+            assert!(
+                stdout.contains("达到目标的最便宜方案："),
+                "vramfit {args:?}: {stdout}"
+            );
+        } else if args[0] == "plan" {
             assert!(
                 stdout.contains("最便宜的可行方案："),
                 "vramfit {args:?}: {stdout}"
@@ -189,6 +196,17 @@ const QUOTED: &[(&str, &[&str])] = &[
             "context ≤ 5,504",
             "NF4 weights",
         ],
+    ),
+    (
+        "plan --model llama-3.1-8b --framework vllm --users 40 --min-tps 15 --max-ttft 2",
+        &[
+            "Cheapest that meets the target: 2× GeForce RTX 4090, 2 replicas, 20 users each",
+            "$496/month",
+        ],
+    ),
+    (
+        "plan --model llama-3.1-8b --method lora --train-tokens 2000000000 --deadline 110h",
+        &["Cheapest that meets the target: 4× GeForce RTX 4090, done in 101.3 h for $70.27"],
     ),
     (
         "plan --model llama-3.1-70b --weights fp8",

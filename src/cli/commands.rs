@@ -292,7 +292,7 @@ fn run_fit(
     };
     let advice = advise(&model, &catalog.gpus, &scenario, target);
     // With a target: what would reach it (or reach it for less), each change re-planned.
-    let reaches = crate::engine::target::reachable(&model, &catalog.gpus, &scenario);
+    let reaches = crate::engine::reach::reachable(&model, &catalog.gpus, &scenario);
     let text = if args.json {
         let mut json = serde_json::to_value(crate::present::advice::advice_json(
             &advice,
@@ -318,7 +318,7 @@ fn run_fit(
             let cell = crate::present::target_text::cell(advice.now.target.as_ref());
             text.push_str(&format!("\n{line}: {cell}\n"));
         }
-        let asked = crate::engine::target::as_asked(&model, &catalog.gpus, &scenario);
+        let asked = crate::engine::reach::as_asked(&model, &catalog.gpus, &scenario);
         text.push_str(&crate::present::target_text::remedies_text(
             &catalog.gpus,
             &scenario,

@@ -25,6 +25,7 @@ pub mod precision;
 pub mod quick;
 pub mod ranges;
 pub mod rank;
+pub mod reach;
 pub mod release;
 pub mod renting;
 pub mod rig;

@@ -2,7 +2,8 @@
 //! "✗ speed"), and the closing line naming the cheapest option that meets it.
 
 use super::{money, option_label};
-use crate::engine::target::{Check, Limit, Reach, Remedy, Target};
+use crate::engine::reach::{Reach, Remedy};
+use crate::engine::target::{Check, Limit, Target};
 use crate::engine::units::group_thousands;
 use crate::engine::{FitOption, Gpu, Scenario};
 use crate::tr;
@@ -152,7 +153,11 @@ pub fn closing_line(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Optio
     };
     if c.optimistic {
         line.push(' ');
-        line.push_str(&tr!("target.optimistic"));
+        line.push_str(&if !c.speed_from_ceiling {
+            tr!("target.optimistic_ttft")
+        } else {
+            tr!("target.optimistic")
+        });
     }
     Some(line)
 }

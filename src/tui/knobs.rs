@@ -1,6 +1,8 @@
 //! The workload pane's knobs as data: which rows each method shows, their labels, their
 //! value text, and how one step turns them (inside the ranges the CLI and plan files use).
 
+pub use super::knob_steps::step;
+use super::knob_steps::{cycle, next_framework, next_method, next_weights};
 use crate::engine::framework::Setting;
 use crate::engine::rank::SortBy;
 use crate::engine::settle::UserSet;
@@ -379,9 +381,10 @@ impl Knob {
                 None => tr!("class.all"),
             },
             Knob::Images => tr!("tui.images_per_request", n = sc.images),
-            Knob::Users | Knob::MinTps | Knob::MaxTtft | Knob::Deadline => {
-                super::target_knobs::value(self, sc)
-            }
+            Knob::Users => super::target_knobs::users_text(sc),
+            Knob::MinTps => super::target_knobs::min_tps_text(sc),
+            Knob::MaxTtft => super::target_knobs::max_ttft_text(sc),
+            Knob::Deadline => super::target_knobs::deadline_text(sc),
             Knob::Ram => match &sc.host {
                 Some(h) => format!("{:.0} GB", h.ram_bytes / 1e9),
                 None => tr!("tui.ram_off"),
@@ -468,9 +471,10 @@ impl Knob {
             Knob::Ram => super::host_knobs::turn_ram(sc, up),
             Knob::CardClass => super::host_knobs::turn_class(sc, up),
             Knob::Images => sc.images = step(IMAGE_STEPS, u64::from(sc.images), up) as u32,
-            Knob::Users | Knob::MinTps | Knob::MaxTtft | Knob::Deadline => {
-                super::target_knobs::turn(self, sc, sort_by, up)
-            }
+            Knob::Users => super::target_knobs::turn(super::target_knobs::Row::Users, sc, sort_by, up),
+            Knob::MinTps => super::target_knobs::turn(super::target_knobs::Row::MinTps, sc, sort_by, up),
+            Knob::MaxTtft => super::target_knobs::turn(super::target_knobs::Row::MaxTtft, sc, sort_by, up),
+            Knob::Deadline => super::target_knobs::turn(super::target_knobs::Row::Deadline, sc, sort_by, up),
             Knob::RamBandwidth => super::host_knobs::turn_ram_bandwidth(sc, up),
             Knob::Tight => {
                 let pos = TIGHT_RULES.iter().position(|r| *r == sc.tight_rule).unwrap_or(0);
@@ -501,58 +505,6 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
         }
     }
     crate::engine::settle::settle(sc, &usable);
-}
-
-/// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
-pub fn step(steps: &[u64], value: u64, up: bool) -> u64 {
-    if up {
-        steps.iter().copied().find(|s| *s > value).unwrap_or(value)
-    } else {
-        steps.iter().rev().copied().find(|s| *s < value).unwrap_or(value)
-    }
-}
-
-fn cycle<T: Choice>(v: T, up: bool) -> T {
-    if up { v.next() } else { v.prev() }
-}
-
-/// The next method. A serving engine does not fine-tune (nor a trainer serve): the plan
-/// goes back to the generic rules. The method's defaults (weights, sequence length) come
-/// from `settle::settle`, which the planner runs after every turn.
-fn next_method(sc: &mut Scenario, up: bool) {
-    sc.method = cycle(sc.method, up);
-    super::target_knobs::keep_for_method(sc);
-    if !sc.framework.supports(sc.method) {
-        sc.framework = Framework::Generic;
-    }
-}
-
-/// The next framework that runs the plan's method (its preset's values come from
-/// `settle::settle`: only the knobs the user did not set follow it).
-fn next_framework(sc: &mut Scenario, up: bool) {
-    let all: Vec<Framework> = Framework::for_method(sc.method).collect();
-    let pos = all.iter().position(|f| *f == sc.framework).unwrap_or(0);
-    let n = all.len();
-    sc.framework = all[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
-}
-
-/// The next weight format among those valid for the method.
-fn next_weights(sc: &mut Scenario, up: bool) {
-    let valid: Vec<_> = crate::engine::WeightPrecision::ALL
-        .iter()
-        .copied()
-        .filter(|w| {
-            Scenario {
-                weights: *w,
-                ..sc.clone()
-            }
-            .validate()
-            .is_ok()
-        })
-        .collect();
-    let pos = valid.iter().position(|w| *w == sc.weights).unwrap_or(0);
-    let n = valid.len();
-    sc.weights = valid[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
 }
 
 #[cfg(test)]

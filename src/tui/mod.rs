@@ -6,6 +6,7 @@ pub mod effects;
 mod host_knobs;
 pub mod input;
 pub mod keymap;
+mod knob_steps;
 pub mod knobs;
 pub mod layout;
 pub mod states;

@@ -21,25 +21,31 @@ pub const DEADLINE_STEPS: &[u64] = &[0, 6, 12, 24, 48, 72, 120, 168, 336, 720];
 /// The data set a deadline is set against when none is given: a billion tokens.
 const DEFAULT_TRAIN_TOKENS: u64 = 1_000_000_000;
 
-fn step(steps: &[u64], now: u64, up: bool) -> u64 {
-    super::knobs::step(steps, now, up)
+use super::knob_steps::step;
+
+/// The target's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    Users,
+    MinTps,
+    MaxTtft,
+    Deadline,
 }
 
 /// One step of a target row; the ranking follows the target being set or not.
-pub fn turn(which: super::knobs::Knob, sc: &mut Scenario, sort_by: &mut SortBy, up: bool) {
-    use super::knobs::Knob;
+pub fn turn(which: Row, sc: &mut Scenario, sort_by: &mut SortBy, up: bool) {
     let was_set = sc.target.is_set();
     let t = &mut sc.target;
     match which {
-        Knob::Users => {
+        Row::Users => {
             let v = step(USER_STEPS, t.users.unwrap_or(0), up);
             t.users = (v > 0).then_some(v);
         }
-        Knob::MinTps => {
+        Row::MinTps => {
             let v = step(TPS_STEPS, t.min_tps.map_or(0, |v| v.round() as u64), up);
             t.min_tps = (v > 0).then_some(v as f64);
         }
-        Knob::MaxTtft => {
+        Row::MaxTtft => {
             let v = step(
                 TTFT_TENTHS,
                 t.max_ttft_s.map_or(0, |v| (v * 10.0).round() as u64),
@@ -47,7 +53,7 @@ pub fn turn(which: super::knobs::Knob, sc: &mut Scenario, sort_by: &mut SortBy, 
             );
             t.max_ttft_s = (v > 0).then_some(v as f64 / 10.0);
         }
-        Knob::Deadline => {
+        Row::Deadline => {
             let v = step(DEADLINE_STEPS, t.deadline_h.map_or(0, |v| v.round() as u64), up);
             t.deadline_h = (v > 0).then_some(v as f64);
             // A deadline needs a data set to finish.
@@ -55,7 +61,6 @@ pub fn turn(which: super::knobs::Knob, sc: &mut Scenario, sort_by: &mut SortBy, 
                 sc.rent.train_tokens = Some(DEFAULT_TRAIN_TOKENS);
             }
         }
-        _ => return,
     }
     match (was_set, sc.target.is_set()) {
         (false, true) if *sort_by == SortBy::Price => *sort_by = SortBy::Target,
@@ -64,37 +69,37 @@ pub fn turn(which: super::knobs::Knob, sc: &mut Scenario, sort_by: &mut SortBy, 
     }
 }
 
-/// A method's other kind of target is dropped: serving's on a fine-tune, a deadline on
-/// serving (the command line refuses them, and a saved plan keeps only what applies).
-pub fn keep_for_method(sc: &mut Scenario) {
-    if sc.method.is_training() {
-        sc.target.users = None;
-        sc.target.min_tps = None;
-        sc.target.max_ttft_s = None;
-    } else {
-        sc.target.deadline_h = None;
-    }
+fn off() -> String {
+    tr!("tui.target_off")
 }
 
-/// A target row's value text.
-pub fn value(which: super::knobs::Knob, sc: &Scenario) -> String {
-    use super::knobs::Knob;
-    let t = &sc.target;
-    let off = || tr!("tui.target_off");
+/// The Users row's text: "40 at once", or off.
+pub fn users_text(sc: &Scenario) -> String {
+    sc.target
+        .users
+        .map_or_else(off, |u| tr!("tui.target_users", n = group_thousands(u as i64)))
+}
+
+/// The Speed row's text: "20 t/s each", or off.
+pub fn min_tps_text(sc: &Scenario) -> String {
     let plain = crate::engine::units::plain_number;
-    match which {
-        Knob::Users => t
-            .users
-            .map_or_else(off, |u| tr!("tui.target_users", n = group_thousands(u as i64))),
-        Knob::MinTps => t
-            .min_tps
-            .map_or_else(off, |v| tr!("tui.target_tps", tps = plain(v))),
-        Knob::MaxTtft => t
-            .max_ttft_s
-            .map_or_else(off, |v| tr!("tui.target_ttft", secs = plain(v))),
-        Knob::Deadline => t
-            .deadline_h
-            .map_or_else(off, |v| tr!("tui.target_hours", hours = plain(v))),
-        _ => String::new(),
-    }
+    sc.target
+        .min_tps
+        .map_or_else(off, |v| tr!("tui.target_tps", tps = plain(v)))
+}
+
+/// The TTFT row's text: "2 s", or off.
+pub fn max_ttft_text(sc: &Scenario) -> String {
+    let plain = crate::engine::units::plain_number;
+    sc.target
+        .max_ttft_s
+        .map_or_else(off, |v| tr!("tui.target_ttft", secs = plain(v)))
+}
+
+/// The Deadline row's text: "72 h", or off.
+pub fn deadline_text(sc: &Scenario) -> String {
+    let plain = crate::engine::units::plain_number;
+    sc.target
+        .deadline_h
+        .map_or_else(off, |v| tr!("tui.target_hours", hours = plain(v)))
 }

@@ -67,7 +67,7 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 pub struct TargetReaches {
     pub asked: Option<(usize, u32, u32, f64)>,
-    pub changes: Vec<crate::engine::target::Reach>,
+    pub changes: Vec<crate::engine::reach::Reach>,
 }
 
 pub struct App {
@@ -459,8 +459,8 @@ impl App {
         self.reaches = (self.overlay == Overlay::ToFit && self.scenario.target.is_set()).then(|| {
             let (m, gpus) = (self.current_model(), &self.catalog.gpus);
             TargetReaches {
-                asked: crate::engine::target::as_asked(m, gpus, &self.scenario),
-                changes: crate::engine::target::reachable(m, gpus, &self.scenario),
+                asked: crate::engine::reach::as_asked(m, gpus, &self.scenario),
+                changes: crate::engine::reach::reachable(m, gpus, &self.scenario),
             }
         });
     }

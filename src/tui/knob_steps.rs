@@ -1,0 +1,68 @@
+//! How the workload pane's rows step: through a list of values, through a choice's values,
+//! and the rows whose next value depends on the others (method, framework, weights).
+
+use crate::engine::{Choice, Framework, Scenario};
+
+/// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
+pub fn step(steps: &[u64], value: u64, up: bool) -> u64 {
+    if up {
+        steps.iter().copied().find(|s| *s > value).unwrap_or(value)
+    } else {
+        steps.iter().rev().copied().find(|s| *s < value).unwrap_or(value)
+    }
+}
+
+pub fn cycle<T: Choice>(v: T, up: bool) -> T {
+    if up { v.next() } else { v.prev() }
+}
+
+/// The next method. A serving engine does not fine-tune (nor a trainer serve): the plan
+/// goes back to the generic rules. The method's defaults (weights, sequence length) come
+/// from `settle::settle`, which the planner runs after every turn.
+pub fn next_method(sc: &mut Scenario, up: bool) {
+    sc.method = cycle(sc.method, up);
+    keep_for_method(sc);
+    if !sc.framework.supports(sc.method) {
+        sc.framework = Framework::Generic;
+    }
+}
+
+/// The next framework that runs the plan's method (its preset's values come from
+/// `settle::settle`: only the knobs the user did not set follow it).
+pub fn next_framework(sc: &mut Scenario, up: bool) {
+    let all: Vec<Framework> = Framework::for_method(sc.method).collect();
+    let pos = all.iter().position(|f| *f == sc.framework).unwrap_or(0);
+    let n = all.len();
+    sc.framework = all[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
+}
+
+/// The next weight format among those valid for the method.
+pub fn next_weights(sc: &mut Scenario, up: bool) {
+    let valid: Vec<_> = crate::engine::WeightPrecision::ALL
+        .iter()
+        .copied()
+        .filter(|w| {
+            Scenario {
+                weights: *w,
+                ..sc.clone()
+            }
+            .validate()
+            .is_ok()
+        })
+        .collect();
+    let pos = valid.iter().position(|w| *w == sc.weights).unwrap_or(0);
+    let n = valid.len();
+    sc.weights = valid[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
+}
+
+/// A method's other kind of target is dropped: serving's on a fine-tune, a deadline on
+/// serving (the command line refuses them, and a saved plan keeps only what applies).
+fn keep_for_method(sc: &mut Scenario) {
+    if sc.method.is_training() {
+        sc.target.users = None;
+        sc.target.min_tps = None;
+        sc.target.max_ttft_s = None;
+    } else {
+        sc.target.deadline_h = None;
+    }
+}
