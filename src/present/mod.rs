@@ -134,7 +134,10 @@ pub fn price_text_in(gpu: &Gpu, o: &FitOption, rates: &Rates, currency: &str) ->
 /// year ago" when it is more than a year before `today` (a day count, [`crate::dates`]);
 /// `None` when the source gives no date.
 pub fn seen_text(offer: &crate::engine::Offer, today: i64) -> Option<String> {
-    let date = offer.seen.as_deref()?;
+    // Every offer says when it was seen, or that its source gives no date.
+    let Some(date) = offer.seen.as_deref() else {
+        return Some(crate::tr!("price.unseen"));
+    };
     let key = if crate::dates::is_stale(Some(date), today) {
         "price.stale"
     } else {
