@@ -483,6 +483,27 @@ fn the_planner_plan_and_fit_agree_on_the_target() {
             .output()
             .unwrap();
         let fit: serde_json::Value = serde_json::from_slice(&fit.stdout).unwrap();
+        // Explain says the same numbers the JSON carries.
+        let lines = vramfit::present::explain::explain_option(
+            app.current_model(),
+            &c.gpus[g],
+            app.find_option(g, n).unwrap(),
+            &app.plan,
+            &app.scenario,
+        )
+        .join("\n");
+        let tps = here.per_user_tps.unwrap().value;
+        assert!(
+            (there["target_limits"]["per_user_tps"]["value"].as_f64().unwrap() - tps).abs() < 1e-3,
+            "{n}× {gpu}"
+        );
+        if here.replicas > 0 {
+            assert!(
+                lines.contains(&format!("one copy serves {} users", here.users_per_replica))
+                    && lines.contains(&format!("decodes {tps:.2} tokens/s")),
+                "{n}× {gpu}: {lines}"
+            );
+        }
         for (path, j) in [("plan", there), ("fit", &fit["target_check"])] {
             assert_eq!(
                 j["replicas"].as_u64(),

@@ -21,6 +21,7 @@ pub fn explain_option(
     lines.extend(rent_lines(gpu, option, scenario));
     lines.extend(serving_lines(gpu, option, plan, scenario));
     lines.extend(expected_lines(model, gpu, option, scenario));
+    lines.extend(super::target_text::explain_lines(option, scenario));
     lines
 }
 

@@ -3,7 +3,7 @@
 
 use super::{money, option_label};
 use crate::engine::reach::{Reach, Remedy};
-use crate::engine::target::{Check, Limit, Target};
+use crate::engine::target::{Check, Limit, Margin, Target};
 use crate::engine::units::group_thousands;
 use crate::engine::{FitOption, Gpu, Scenario};
 use crate::tr;
@@ -255,4 +255,59 @@ pub fn reach_json(gpus: &[Gpu], r: &Reach) -> ReachJson {
         replicas: r.cheapest.map(|(_, _, k, _)| k),
         cost_usd: r.cheapest.map(|(.., c)| super::json::round2(c)),
     }
+}
+
+/// The explain view's lines for one option under a target: how many users one copy holds and
+/// what holds it there (its KV budget, each user's speed at that batch, the first token), the
+/// replicas and their month; a fine-tune's time against the deadline.
+pub fn explain_lines(o: &FitOption, sc: &Scenario) -> Vec<String> {
+    let Some(c) = o.target else {
+        return Vec::new();
+    };
+    let rent = &sc.rent;
+    let price = |usd: f64| money(usd, &rent.rates, &rent.display_currency);
+    let mut lines = vec![target_line(sc).unwrap_or_default()];
+    if let Some(f) = c.finish_h {
+        lines.push(tr!(
+            "target.explain_finish",
+            hours = format!("{:.1}", f.value),
+            deadline = f
+                .limit
+                .map_or_else(String::new, crate::engine::units::plain_number),
+            cost = c.cost_usd.map_or_else(|| "-".into(), price)
+        ));
+    } else {
+        let v = |m: Option<Margin>| m.map_or_else(|| "-".into(), |m| format!("{:.2}", m.value));
+        lines.push(tr!(
+            "target.explain_copy",
+            users = c.users_per_replica,
+            held = c.memory.map_or(0.0, |m| m.value),
+            context = group_thousands(sc.context as i64),
+            tps = v(c.per_user_tps),
+            ttft = v(c.ttft_s)
+        ));
+        if c.replicas > 0 {
+            lines.push(tr!(
+                "target.explain_replicas",
+                replicas = replicas_text(c.replicas),
+                total = c.price_usd_month.map_or_else(|| "-".into(), price)
+            ));
+        }
+    }
+    lines.push(match (c.meets, c.binding) {
+        (true, None) => tr!("target.explain_meets_one"),
+        (true, Some(l)) => tr!("target.explain_meets", why = limit_word(l)),
+        (false, l) => tr!(
+            "target.explain_fails",
+            why = l.map_or_else(|| "?".into(), limit_word)
+        ),
+    });
+    if c.optimistic {
+        lines.push(if c.speed_from_ceiling {
+            tr!("target.optimistic")
+        } else {
+            tr!("target.optimistic_ttft")
+        });
+    }
+    lines
 }
