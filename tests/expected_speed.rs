@@ -9,7 +9,9 @@ use vramfit::accuracy::speed::{self, Evaluation, round4};
 use vramfit::accuracy::speed_report::summary;
 use vramfit::catalog::Catalog;
 use vramfit::engine::WeightPrecision as W;
-use vramfit::engine::expected::{Efficiency, Family, Fitted, Hardware, MIN_RUNS, Shape, expected, table};
+use vramfit::engine::expected::{
+    Efficiency, Family, Fitted, Hardware, MIN_FIXED_RUNS, MIN_RUNS, Shape, expected, table,
+};
 
 fn evaluation() -> Evaluation {
     speed::evaluate(&Catalog::embedded().unwrap()).unwrap()
@@ -29,10 +31,16 @@ fn same(kind: &str, stored: &[Efficiency], fitted: &[Fitted]) {
             (s.median, f.median, "median"),
             (s.low, f.low, "low"),
             (s.high, f.high, "high"),
+            (s.fixed_s, f.fixed_s, "fixed_s"),
         ] {
+            let round = if what == "fixed_s" {
+                speed::round_fixed
+            } else {
+                round4
+            };
             assert_eq!(
                 a,
-                round4(b),
+                round(b),
                 "{kind} {} {what}: the table drifted from the runs",
                 s.name
             );
@@ -53,6 +61,29 @@ fn the_tables_are_what_the_runs_give() {
 #[ignore]
 fn print_the_table() {
     println!("{}", speed::table_source(&evaluation()));
+}
+
+/// The fewest runs a decode class needs for a fixed cost per token (`MIN_FIXED_RUNS`) is
+/// the one among 3, 5, 6 and 8 with the lowest leave-one-out median |error|: the
+/// leave-one-out figures it prints are in `src/engine/expected/mod.rs`.
+#[test]
+fn the_fixed_cost_threshold_is_the_best_left_out() {
+    let catalog = Catalog::embedded().unwrap();
+    let loo = |n: usize| {
+        let e = speed::evaluate_with(&catalog, n).unwrap();
+        let s = summary(&e.decode);
+        let (a, l) = (s.all.median_error.unwrap(), s.all.loo_median_error.unwrap());
+        println!(
+            "threshold {n}: in sample {:.2} %, leave-one-out {:.2} %",
+            a * 100.0,
+            l * 100.0
+        );
+        l
+    };
+    let chosen = loo(MIN_FIXED_RUNS);
+    for n in [3, 5, 6, 8] {
+        assert!(chosen <= loo(n), "{n} runs beats {MIN_FIXED_RUNS} left out");
+    }
 }
 
 #[test]
@@ -90,10 +121,12 @@ fn shape(family: Family, hardware: Hardware, weights: W) -> Shape {
 }
 
 /// One hand-computed case per class a plan can land in: a ceiling of 100 tokens/s per
-/// stream (200 aggregate) gives 100 × the class's median share, written out from
-/// `engine::expected::table` (which `the_tables_are_what_the_runs_give` ties to the runs).
+/// stream (200 aggregate) gives 1 ÷ (0.01 s ÷ the class's efficiency + its fixed seconds a
+/// token), the class's figures written out from `engine::expected::table` (which
+/// `the_tables_are_what_the_runs_give` ties to the runs); with no fixed cost, 100 × the
+/// median share.
 #[test]
-fn expected_is_the_ceiling_times_the_class_median() {
+fn expected_is_the_ceiling_at_the_class_efficiency_plus_its_fixed_cost() {
     use Family::*;
     use Hardware::*;
     let moe = |s: Shape| Shape {
@@ -107,78 +140,138 @@ fn expected_is_the_ceiling_times_the_class_median() {
         offload: true,
         ..moe(s)
     };
-    let cases: Vec<(Shape, &str, f64)> = vec![
+    let cases: Vec<(Shape, &str, (f64, f64))> = vec![
         // llama.cpp on a GDDR card, K-quants: 12 runs (RTX 4090, 3090, 4070 Ti, 3080, …).
-        (shape(Ggml, Gddr, W::Q4KM), "ggml · gddr · k-quant", 0.6158),
-        (small(shape(Ggml, Gddr, W::Q4KM)), "ggml · gddr · small", 0.4755),
-        (shape(Ggml, Hbm, W::Q4KM), "ggml · hbm · k-quant", 0.3353),
-        (shape(Ggml, Hbm, W::Bf16), "ggml · hbm · 16-bit", 0.5128),
+        (
+            shape(Ggml, Gddr, W::Q4KM),
+            "ggml · gddr · k-quant",
+            (0.6898, 0.001),
+        ),
+        (
+            small(shape(Ggml, Gddr, W::Q4KM)),
+            "ggml · gddr · small",
+            (0.4755, 0.0),
+        ),
+        (shape(Ggml, Hbm, W::Q4KM), "ggml · hbm · k-quant", (0.3353, 0.0)),
+        (shape(Ggml, Hbm, W::Bf16), "ggml · hbm · 16-bit", (0.5128, 0.0)),
         // 16-bit on a GDDR card has 2 runs of its own: the 6 of llama.cpp's 16-bit kernels.
-        (shape(Ggml, Gddr, W::Fp16), "ggml · 16-bit", 0.6842),
-        (shape(Ggml, Apple, W::Q4KM), "ggml · apple · k-quant", 0.6113),
-        (moe(shape(Ggml, Apple, W::Q4_0)), "ggml · apple · moe", 0.6709),
-        (small(shape(Ggml, Apple, W::Q4KM)), "ggml · small", 0.4331),
-        (shape(Ggml, Apple, W::Q8_0), "ggml · legacy-quant", 0.6327),
+        (shape(Ggml, Gddr, W::Fp16), "ggml · 16-bit", (0.7415, 0.0032)),
+        (
+            shape(Ggml, Apple, W::Q4KM),
+            "ggml · apple · k-quant",
+            (0.7079, 0.0044),
+        ),
+        (
+            moe(shape(Ggml, Apple, W::Q4_0)),
+            "ggml · apple · moe",
+            (0.6709, 0.0),
+        ),
+        (small(shape(Ggml, Apple, W::Q4KM)), "ggml · small", (0.4331, 0.0)),
+        (
+            shape(Ggml, Apple, W::Q8_0),
+            "ggml · legacy-quant",
+            (0.7926, 0.0032),
+        ),
         (
             moe(shape(Ggml, Integrated, W::Mxfp4)),
             "ggml · integrated · moe",
-            0.6677,
+            (0.7357, 0.0014),
         ),
         // A MoE on a GDDR card (one llama.cpp run) keeps to GDDR's runs, not other memories' MoE.
-        (moe(shape(Ggml, Gddr, W::Mxfp4)), "ggml · gddr", 0.6152),
+        (moe(shape(Ggml, Gddr, W::Mxfp4)), "ggml · gddr", (0.6602, 0.0006)),
         (
             shape(Ggml, Integrated, W::Q4_0),
             "ggml · integrated · legacy-quant",
-            0.6546,
+            (0.8174, 0.0032),
         ),
-        (shape(Ggml, Integrated, W::Q4KM), "ggml · k-quant", 0.606),
+        (
+            shape(Ggml, Integrated, W::Q4KM),
+            "ggml · k-quant",
+            (0.6641, 0.0012),
+        ),
         // vLLM, SGLang and NIM on HBM (tests/data/speed-runs-serving.toml): one stream by
         // kernel, a batched dense model, and a batched MoE apart.
-        (shape(Serving, Hbm, W::Bf16), "serving · hbm · 16-bit", 0.5512),
-        (shape(Serving, Hbm, W::Int4), "serving · hbm · int4", 0.3952),
-        (moe(shape(Serving, Hbm, W::Bf16)), "serving · hbm · moe", 0.1011),
+        (
+            shape(Serving, Hbm, W::Bf16),
+            "serving · hbm · 16-bit",
+            (0.5512, 0.0),
+        ),
+        (
+            shape(Serving, Hbm, W::Int4),
+            "serving · hbm · int4",
+            (0.518, 0.0018),
+        ),
+        (
+            moe(shape(Serving, Hbm, W::Bf16)),
+            "serving · hbm · moe",
+            (0.1354, 0.0034),
+        ),
         (
             batch(shape(Serving, Hbm, W::Fp8)),
             "serving · hbm · batch",
-            0.4753,
+            (0.6344, 0.0036),
         ),
-        (batch(shape(Serving, Gddr, W::Bf16)), "serving · batch", 0.4753),
+        (
+            batch(shape(Serving, Gddr, W::Bf16)),
+            "serving · batch",
+            (0.6344, 0.0036),
+        ),
         (
             moe(batch(shape(Serving, Hbm, W::Mxfp4))),
             "serving · hbm · moe-batch",
-            0.0433,
+            (0.075, 0.0022),
         ),
-        (shape(Mlx, Apple, W::Q4_0), "mlx · apple · legacy-quant", 0.7996),
-        (shape(Mlx, Apple, W::Int4), "mlx · apple", 0.7685),
-        (shape(GptFast, Hbm, W::Bf16), "gpt-fast · hbm", 0.524),
+        (
+            shape(Mlx, Apple, W::Q4_0),
+            "mlx · apple · legacy-quant",
+            (0.7996, 0.0),
+        ),
+        (shape(Mlx, Apple, W::Int4), "mlx · apple", (0.8352, 0.0008)),
+        (shape(GptFast, Hbm, W::Bf16), "gpt-fast · hbm", (0.8993, 0.003)),
         (
             shape(Transformers, Gddr, W::Fp16),
             "transformers · gddr · 16-bit",
-            0.5365,
+            (0.5365, 0.0),
         ),
-        (shape(Transformers, Gddr, W::Nf4), "transformers · gddr", 0.2549),
+        (
+            shape(Transformers, Gddr, W::Nf4),
+            "transformers · gddr",
+            (0.2859, 0.006),
+        ),
         // Offloaded: llama.cpp and ik_llama.cpp (14 runs), KTransformers (6), and the 20
         // together for another runtime that computes in RAM.
-        (offload(shape(Ggml, Gddr, W::Q4KM)), "offload · ggml", 0.4575),
-        (offload(shape(Other, Gddr, W::Q4KM)), "offload · other", 0.3897),
+        (
+            offload(shape(Ggml, Gddr, W::Q4KM)),
+            "offload · ggml",
+            (0.5755, 0.013),
+        ),
+        (
+            offload(shape(Other, Gddr, W::Q4KM)),
+            "offload · other",
+            (0.5166, 0.02),
+        ),
     ];
-    for (s, class, share) in cases {
+    for (s, class, (efficiency, fixed_s)) in cases {
         let e = expected(&s, Some(100.0), Some(200.0), None);
         let c = e.decode_class.unwrap_or_else(|| panic!("{class}: no class"));
         assert_eq!(c.name, class);
         assert!(c.runs >= MIN_RUNS);
+        assert_eq!((c.median, c.fixed_s), (efficiency, fixed_s), "{class}");
+        // 100 tokens/s: 10 ms ÷ the efficiency plus the fixed cost a token.
+        let per_user = 1.0 / (0.01 / efficiency + fixed_s);
         assert!(
-            (e.decode_tokens_per_s.unwrap() - 100.0 * share).abs() < 1e-9,
+            (e.decode_tokens_per_s.unwrap() - per_user).abs() < 1e-9,
             "{class}"
         );
+        // The batch of two streams: two users' tokens a step.
         assert!(
-            (e.aggregate_tokens_per_s.unwrap() - 200.0 * share).abs() < 1e-9,
+            (e.aggregate_tokens_per_s.unwrap() - 2.0 * per_user).abs() < 1e-9,
             "{class}"
         );
         let [lo, hi] = e.decode_band.unwrap();
         assert!(
-            lo <= 100.0 * share && 100.0 * share <= hi,
-            "{class}: the band holds the median"
+            lo <= per_user && per_user <= hi && hi <= 100.0,
+            "{class}: the band holds the median, under the ceiling"
         );
     }
 }
@@ -259,7 +352,7 @@ const FIELDS: [&str; 6] = [
 
 #[test]
 fn the_plan_json_carries_the_expected_speeds() {
-    // llama.cpp (K-quants) on an RTX 4090: the ceiling × 0.6158.
+    // llama.cpp (K-quants) on an RTX 4090: the ceiling's time ÷ 0.6898 plus 1 ms a token.
     let v = plan_json(&[
         "--model",
         "llama-3.1-8b",
@@ -275,7 +368,7 @@ fn the_plan_json_carries_the_expected_speeds() {
     let ceiling = o["decode_tokens_per_s"].as_f64().unwrap();
     let expected = o["expected_decode_tokens_per_s"].as_f64().unwrap();
     assert!(
-        (expected - ceiling * 0.6158).abs() < 0.02,
+        (expected - 1.0 / (1.0 / (0.6898 * ceiling) + 0.001)).abs() < 0.02,
         "{expected} vs {ceiling}"
     );
     assert_eq!(o["speed_class"]["name"], "ggml · gddr · k-quant");
@@ -310,11 +403,13 @@ fn the_plan_json_is_null_where_the_class_has_too_few_runs() {
 
 /// The accuracy of the expected decode on the public set. The issue asks for a median
 /// |error| ≤ 10 % overall, ≤ 20 % on MoE runs and ≤ 25 % offloaded, clearly better than
-/// putting every run at the set's median share. Reached: MoE, offloaded and "better than
-/// trivial"; overall the classes stop at 13.6 % in sample (17.0 % leave-one-out, 152 runs), asserted here so that it cannot slip: the
-/// serving runs are more scattered than llama.cpp's (SGLang on the H20 reaches about half the
-/// share vLLM reaches on the A100 in the same class). Offloaded: 20 runs with their host RAM
-/// stated.
+/// putting every run at the set's median share. With a fixed cost per token beside each
+/// class's efficiency (classes of 5 runs or more): 9.8 % in sample over 152 runs (13.6 %
+/// as shares alone), 13.9 % leave-one-out (17.0 %); MoE 8.5 % (10.9 % leave-one-out),
+/// offloaded 10.6 % (10.4 %), asserted here so that it cannot slip. Leave-one-out stays
+/// above 10 %: the serving runs are more scattered than llama.cpp's (SGLang on the H20
+/// reaches about half the share vLLM reaches on the A100 in the same class). Offloaded: 20
+/// runs with their host RAM stated.
 #[test]
 fn the_expected_decode_is_accurate_on_the_public_set() {
     let e = evaluation();
@@ -322,8 +417,8 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
     let all = s.all.median_error.unwrap();
     let loo = s.all.loo_median_error.unwrap();
     let trivial = s.all.trivial.unwrap();
-    assert!(all <= 0.14, "median |error| {all:.3}");
-    assert!(loo <= 0.18, "leave-one-out median |error| {loo:.3}");
+    assert!(all <= 0.10, "median |error| {all:.3}");
+    assert!(loo <= 0.14, "leave-one-out median |error| {loo:.3}");
     assert!(all <= 0.6 * trivial, "{all:.3} vs trivial {trivial:.3}");
     // Batched runs never fall back into single-stream classes (nor the reverse).
     assert!(
@@ -331,13 +426,13 @@ fn the_expected_decode_is_accurate_on_the_public_set() {
         "leave-one-out {loo:.3} vs trivial"
     );
     let moe = s.moe.median_error.unwrap();
-    assert!(moe <= 0.20, "MoE median |error| {moe:.3}");
-    assert!(s.moe.loo_median_error.unwrap() <= 0.20);
+    assert!(moe <= 0.09, "MoE median |error| {moe:.3}");
+    assert!(s.moe.loo_median_error.unwrap() <= 0.11);
     assert_eq!(s.offload.runs, 20);
     let off = s.offload.median_error.unwrap();
     let off_loo = s.offload.loo_median_error.unwrap();
-    assert!(off <= 0.25, "offloaded median |error| {off:.3}");
-    assert!(off_loo <= 0.25, "offloaded leave-one-out {off_loo:.3}");
+    assert!(off <= 0.11, "offloaded median |error| {off:.3}");
+    assert!(off_loo <= 0.11, "offloaded leave-one-out {off_loo:.3}");
     assert!(off_loo < s.offload.loo_trivial.unwrap(), "offloaded vs trivial");
     // Most runs have a class with 3 runs or more (vLLM and SGLang at batch 1 have none yet).
     assert!(s.all.with_expected * 100 >= s.all.runs * 85);
@@ -365,7 +460,8 @@ fn the_fit_json_carries_the_expected_speeds() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let t = &v["target"];
     let ceiling = t["decode_tokens_per_s"].as_f64().unwrap();
-    assert!((t["expected_decode_tokens_per_s"].as_f64().unwrap() - ceiling * 0.6158).abs() < 0.02);
+    let expected = 1.0 / (1.0 / (0.6898 * ceiling) + 0.001);
+    assert!((t["expected_decode_tokens_per_s"].as_f64().unwrap() - expected).abs() < 0.02);
     assert_eq!(t["speed_class"]["name"], "ggml · gddr · k-quant");
     for s in v["suggestions"].as_array().unwrap() {
         for key in FIELDS {
@@ -392,8 +488,8 @@ fn a_single_stream_never_borrows_a_batched_class() {
 
 /// vLLM serving 16 users of a dense 8B on an A100: the batched dense class of the serving
 /// runs (per-user speed ÷ the per-stream ceiling at that batch, 12 runs from 4 to 100
-/// concurrent requests), so per user the ceiling × 0.4753 and for the batch the aggregate
-/// ceiling × 0.4753.
+/// concurrent requests), so per user the per-stream ceiling's time ÷ 0.6344 plus 3.6 ms a
+/// step, and for the batch 16 users of that.
 #[test]
 fn a_served_batch_gets_the_batched_serving_class() {
     let v = plan_json(&[
@@ -410,12 +506,11 @@ fn a_served_batch_gets_the_batched_serving_class() {
     assert_eq!(o["gpu"], "a100-sxm");
     assert_eq!(o["speed_class"]["name"], "serving · hbm · batch", "{o}");
     assert_eq!(o["speed_class"]["runs"], 12);
-    let median = table::DECODE
+    let class = table::DECODE
         .iter()
         .find(|c| c.name == "serving · hbm · batch")
-        .unwrap()
-        .median;
-    assert_eq!(median, 0.4753);
+        .unwrap();
+    assert_eq!((class.median, class.fixed_s), (0.6344, 0.0036));
     let per_stream = o["decode_tokens_per_s"].as_f64().unwrap();
     let aggregate = o["decode_aggregate_tokens_per_s"].as_f64().unwrap();
     // The ceilings at batch 16: 16 streams of one step each.
@@ -423,16 +518,14 @@ fn a_served_batch_gets_the_batched_serving_class() {
         (aggregate - 16.0 * per_stream).abs() < 0.1,
         "{aggregate} vs {per_stream}"
     );
+    let by_hand = 1.0 / (1.0 / (0.6344 * per_stream) + 0.0036);
     let expected = o["expected_aggregate_tokens_per_s"].as_f64().unwrap();
     assert!(
-        (expected - aggregate * median).abs() < 0.01,
+        (expected - 16.0 * by_hand).abs() < 0.05,
         "{expected} vs {aggregate}"
     );
     let per_user = o["expected_decode_tokens_per_s"].as_f64().unwrap();
-    assert!(
-        (per_user - per_stream * median).abs() < 0.01,
-        "{per_user} vs {per_stream}"
-    );
+    assert!((per_user - by_hand).abs() < 0.01, "{per_user} vs {per_stream}");
     // Below the ceiling, inside the class's band.
     let band = o["expected_decode_band"].as_array().unwrap();
     assert!(band[0].as_f64().unwrap() <= per_user && per_user <= band[1].as_f64().unwrap());

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use crate::catalog::Catalog;
-use crate::engine::expected::{self, Family, Fitted, Hardware, Shape};
+use crate::engine::expected::{self, Family, Fitted, Hardware, Sample, Shape};
 use crate::engine::host::{Host, Pin};
 use crate::engine::plan::{Scope, Solve, plan_in};
 use crate::engine::scenario::Split;
@@ -60,6 +60,9 @@ pub struct SpeedRow {
     /// Decode: the roofline's tokens/s (per stream, or the batch's aggregate where the run
     /// measured that); prefill: prompt ÷ the compute roofline's seconds.
     pub ceiling: f64,
+    /// Users the measured figure covers: the batch where the run measured its aggregate, else
+    /// 1 (the fit and the expected figure work per user, per step).
+    pub streams: f64,
     /// The run's class keys, finest first.
     pub keys: Vec<String>,
     /// Expected from the class fitted on every run, and that class.
@@ -262,6 +265,11 @@ fn row(catalog: &Catalog, r: &Run) -> Result<Result<SpeedRow, String>, String> {
         shape,
         measured: r.measured_tokens_per_s,
         ceiling,
+        streams: if r.plan_aggregate && !prefill {
+            sc.batch as f64
+        } else {
+            1.0
+        },
         expected: None,
         class: None,
         band: None,
@@ -272,26 +280,36 @@ fn row(catalog: &Catalog, r: &Run) -> Result<Result<SpeedRow, String>, String> {
 }
 
 /// Fit one kind's rows (decode or prefill) and fill their expected figures, in sample
-/// and leave-one-out.
-fn fill(rows: &mut [SpeedRow]) -> Vec<Fitted> {
-    let runs: Vec<(Vec<String>, f64)> = rows.iter().map(|r| (r.keys.clone(), r.share())).collect();
-    let table = expected::fit(&runs);
+/// and leave-one-out. Each run is fitted per user (an aggregate run's measured and ceiling
+/// ÷ its batch) and its expected figure taken back to what it measured (× the batch).
+fn fill(rows: &mut [SpeedRow], min_fixed_runs: usize) -> Vec<Fitted> {
+    let runs: Vec<Sample> = rows
+        .iter()
+        .map(|r| Sample {
+            keys: r.keys.clone(),
+            measured: r.measured / r.streams,
+            ceiling: r.ceiling / r.streams,
+        })
+        .collect();
+    let table = expected::fit(&runs, min_fixed_runs);
     for (i, r) in rows.iter_mut().enumerate() {
+        let user = r.ceiling / r.streams;
+        let at = |c: &Fitted, eff: f64| r.streams * expected::per_user(user, eff, c.fixed_s);
         if let Some(c) = expected::pick_fitted(&table, &r.keys) {
-            r.expected = Some(r.ceiling * c.median);
-            r.band = Some([r.ceiling * c.low, r.ceiling * c.high]);
+            r.expected = Some(at(c, c.median));
+            r.band = Some([at(c, c.low), at(c, c.high)]);
             r.class = Some((c.name.clone(), c.runs));
         }
-        let others: Vec<(Vec<String>, f64)> = runs
+        let others: Vec<Sample> = runs
             .iter()
             .enumerate()
             .filter(|(j, _)| *j != i)
             .map(|(_, x)| x.clone())
             .collect();
-        let loo = expected::fit(&others);
+        let loo = expected::fit(&others, min_fixed_runs);
         if let Some(c) = expected::pick_fitted(&loo, &r.keys) {
-            r.loo_expected = Some(r.ceiling * c.median);
-            r.loo_band = Some([r.ceiling * c.low, r.ceiling * c.high]);
+            r.loo_expected = Some(at(c, c.median));
+            r.loo_band = Some([at(c, c.low), at(c, c.high)]);
         }
     }
     table
@@ -308,6 +326,12 @@ pub struct Evaluation {
 }
 
 pub fn evaluate(catalog: &Catalog) -> Result<Evaluation, String> {
+    evaluate_with(catalog, expected::MIN_FIXED_RUNS)
+}
+
+/// [`evaluate`] with decode classes of at least `min_fixed_runs` runs given a fixed cost
+/// (the threshold's own test compares several); prefill classes stay shares.
+pub fn evaluate_with(catalog: &Catalog, min_fixed_runs: usize) -> Result<Evaluation, String> {
     let mut decode = Vec::new();
     let mut prefill = Vec::new();
     let mut skipped = Vec::new();
@@ -335,8 +359,9 @@ pub fn evaluate(catalog: &Catalog) -> Result<Evaluation, String> {
             decode.push(row);
         }
     }
-    let decode_table = fill(&mut decode);
-    let prefill_table = fill(&mut prefill);
+    let decode_table = fill(&mut decode, min_fixed_runs);
+    // A prefill's time is its compute's: the share alone (no fixed cost per token).
+    let prefill_table = fill(&mut prefill, usize::MAX);
     Ok(Evaluation {
         decode,
         prefill,
@@ -356,17 +381,23 @@ pub fn table_source(e: &Evaluation) -> String {
         for c in t.iter().filter(|c| c.runs >= expected::MIN_RUNS) {
             let _ = writeln!(
                 s,
-                "    Efficiency {{ name: {:?}, runs: {}, median: {}, low: {}, high: {} }},",
+                "    Efficiency {{ name: {:?}, runs: {}, median: {}, low: {}, high: {}, fixed_s: {:?} }},",
                 c.name,
                 c.runs,
                 round4(c.median),
                 round4(c.low),
-                round4(c.high)
+                round4(c.high),
+                round_fixed(c.fixed_s)
             );
         }
         let _ = writeln!(s, "];");
     }
     s
+}
+
+/// Fixed costs are kept to the microsecond in the table (the grid's steps are 200 µs).
+pub fn round_fixed(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
 }
 
 /// Shares are kept to four decimals in the table.

@@ -163,6 +163,7 @@ fn rows_table(s: &mut String, rows: &[SpeedRow]) {
 /// The speed section of `docs/accuracy.md`.
 pub fn markdown(e: &Evaluation) -> String {
     let mut s = String::new();
+    let min = crate::engine::expected::MIN_FIXED_RUNS;
     let _ = writeln!(
         s,
         "\n## Speed: expected vs measured\n\n\
@@ -170,9 +171,14 @@ pub fn markdown(e: &Evaluation) -> String {
          runs, each with its quote and link; the `plan_*` fields map it to the catalog; a serving run's\n\
          speed is per user, 1000 ÷ its mean TPOT). Each run is re-planned; its ceiling is the roofline\n\
          (decode: bandwidth ÷ bytes read per token, the batch's aggregate where the run measured that;\n\
-         prefill: 2 × active parameters × prompt ÷ peak FLOP/s). Expected = ceiling × the median share\n\
-         of the ceiling over the runs of the run's class (`engine::expected`), the band is the class's\n\
-         lowest to highest share, and a class needs 3 runs. Error = expected / measured − 1; the\n\
+         prefill: 2 × active parameters × prompt ÷ peak FLOP/s). A decode token takes the ceiling's time ÷\n\
+         the class's efficiency plus the class's fixed seconds a token (kernel launches, sampling,\n\
+         scheduling), so expected = 1 ÷ (1 ÷ (efficiency × ceiling) + fixed), per user (a batch's\n\
+         aggregate is the batch × that); the fixed cost is fitted on a 0–20 ms grid for classes of {min}\n\
+         runs or more, the efficiency is the median over the class's runs with that cost taken out\n\
+         (`engine::expected`). With no fixed cost (smaller classes, every prefill class) expected =\n\
+         ceiling × the class's median share. The band is the class's lowest to highest efficiency,\n\
+         and a class needs 3 runs. Error = expected / measured − 1; the\n\
          leave-one-out column predicts each run from its class fitted without it. The trivial estimate\n\
          puts every run at the whole set's median share of its ceiling.\n"
     );
@@ -181,14 +187,22 @@ pub fn markdown(e: &Evaluation) -> String {
     let _ = writeln!(s, "### Prefill\n");
     summary_table(&mut s, "prefill", &summary(&e.prefill));
     let _ = writeln!(s, "### Classes\n");
-    let _ = writeln!(s, "| kind | class | runs | median share | lowest | highest |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| kind | class | runs | median efficiency | lowest | highest | fixed ms a token |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
     for (kind, t) in [("decode", &e.decode_table), ("prefill", &e.prefill_table)] {
         for c in t.iter() {
             let _ = writeln!(
                 s,
-                "| {kind} | {} | {} | {:.3} | {:.3} | {:.3} |",
-                c.name, c.runs, c.median, c.low, c.high
+                "| {kind} | {} | {} | {:.3} | {:.3} | {:.3} | {:.1} |",
+                c.name,
+                c.runs,
+                c.median,
+                c.low,
+                c.high,
+                c.fixed_s * 1e3
             );
         }
     }

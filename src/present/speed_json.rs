@@ -17,11 +17,12 @@ pub fn round2(v: f64) -> f64 {
 /// The expected speeds beside an option's ceilings, in `plan --json` and `fit --json`.
 #[derive(Serialize, Default)]
 pub struct ExpectedJson {
-    /// Expected decode per stream (tokens/s): the ceiling × the median share of the
-    /// ceiling that published runs of this option's class reached; null where the class
-    /// has fewer than 3 runs.
+    /// Expected decode per stream (tokens/s): 1 ÷ (1 ÷ (efficiency × ceiling) + fixed
+    /// seconds per token), the median efficiency and the fixed cost fitted on published runs
+    /// of this option's class (no fixed cost: the ceiling × their median share); null where
+    /// the class has fewer than 3 runs.
     pub expected_decode_tokens_per_s: Option<f64>,
-    /// [low, high]: the ceiling × the class's lowest and highest share.
+    /// [low, high]: the same at the class's lowest and highest efficiency.
     pub expected_decode_band: Option<[f64; 2]>,
     pub expected_aggregate_tokens_per_s: Option<f64>,
     /// The compute roofline's prefill rate × the prefill class's median share.

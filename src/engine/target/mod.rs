@@ -46,13 +46,13 @@ impl Serving<'_> {
         self.sc.weights == WeightPrecision::Fp8
     }
 
-    /// The expected share of the decode ceiling at `users` (`None`: no class, the ceiling).
-    fn decode_share(&self, users: u64) -> Option<f64> {
+    /// The decode class of runs like this one at `users` (`None`: no class, the ceiling).
+    fn decode_class(&self, users: u64) -> Option<&'static expected::Efficiency> {
         let shape = expected::Shape {
             batch: users,
             ..expected::shape_of(self.model, self.sc, self.gpu, self.o)
         };
-        expected::pick(table::DECODE, &shape.decode_keys()).map(|c| c.median)
+        expected::pick(table::DECODE, &shape.decode_keys())
     }
 
     fn prefill_share(&self) -> Option<f64> {
@@ -86,8 +86,10 @@ impl Serving<'_> {
             self.fp8(),
         );
         let ceiling = 1.0 / step.total();
-        Some(match self.decode_share(users) {
-            Some(share) => (ceiling * share, false),
+        // Per user as `expected::expected_decode` gives it: the class's efficiency of the
+        // step's ceiling plus its fixed seconds a step.
+        Some(match self.decode_class(users) {
+            Some(c) => (expected::per_user(ceiling, c.median, c.fixed_s), false),
             None => (ceiling, true),
         })
     }
@@ -125,7 +127,10 @@ impl Serving<'_> {
         let prompt = self.sc.prompt.max(1);
         let chunk = self.chunk();
         let others = users.saturating_sub(1) as f64;
-        let (prefill_share, decode_share) = (self.prefill_share(), self.decode_share(users));
+        // The chunk's step reads memory at the decode class's efficiency; its fixed per-token
+        // cost is left out: a prefill step's overheads are in the prefill class's share.
+        let decode_share = self.decode_class(users).map(|c| c.median);
+        let prefill_share = self.prefill_share();
         let mut done = 0;
         let mut secs = 0.0;
         while done < prompt {
