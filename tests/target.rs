@@ -543,3 +543,19 @@ fn the_planner_plan_and_fit_agree_on_the_target() {
         (chosen["gpu"].as_str().unwrap(), chosen["count"].as_u64().unwrap())
     );
 }
+
+/// The text table and the Markdown name the same cheapest option meeting the target, in the
+/// same words, and both state the target.
+#[test]
+fn text_and_markdown_state_the_target_and_its_pick_alike() {
+    let args = ["plan", "-m", "llama-3.1-8b", "--users", "40", "--min-tps", "15"];
+    let text = String::from_utf8(vramfit().args(args).output().unwrap().stdout).unwrap();
+    let md = String::from_utf8(vramfit().args(args).arg("--markdown").output().unwrap().stdout).unwrap();
+    let closing = text
+        .lines()
+        .find(|l| l.starts_with("Cheapest that meets the target:"))
+        .expect("the text names the pick");
+    assert!(md.contains(&format!("**{closing}**")), "{md}");
+    let stated = "Target: 40 users at 8,192 tokens · ≥ 15 tokens/s each";
+    assert!(text.contains(stated) && md.contains(stated));
+}

@@ -37,6 +37,9 @@ pub fn plan_markdown(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Pl
             String::new()
         }
     );
+    if let Some(line) = super::target_text::target_line(scenario) {
+        let _ = writeln!(s, "{line}\n");
+    }
     let _ = writeln!(s, "| {} |\n|---|---:|---|", tr!("markdown.segment_header"));
     for seg in &plan.breakdown.segments {
         let _ = writeln!(
@@ -105,6 +108,9 @@ pub fn plan_markdown(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Pl
             "{} |",
             o.decode_tokens_per_s.map_or("–".into(), |t| format!("{t:.1}"))
         );
+    }
+    if let Some(line) = super::target_text::closing_line(gpus, scenario, &plan.options) {
+        let _ = writeln!(s, "\n**{line}**");
     }
     let _ = writeln!(s, "\n{}", tr!("markdown.footer"));
     s
