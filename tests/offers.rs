@@ -391,3 +391,23 @@ fn the_explain_view_gives_the_offer_date_and_says_stale() {
         "{rent}"
     );
 }
+
+/// `gpus --json` marks each offer stale or not, in the order of its offers: the GPU Rent Hub
+/// MI300X price seen 2026-09-01 is current on 2026-12-06 and stale on 2028-01-01.
+#[test]
+fn the_card_list_json_marks_each_offer_stale_or_not() {
+    for (today, stale) in [("2026-12-06", false), ("2028-01-01", true)] {
+        let out = vramfit()
+            .env("VRAMFIT_TODAY", today)
+            .args(["gpus", "--search", "mi300x", "--json"])
+            .output()
+            .unwrap();
+        let cards: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let card = &cards[0];
+        let offers = card["offers"].as_array().unwrap();
+        let flags = card["offers_stale"].as_array().unwrap();
+        assert_eq!(offers.len(), flags.len());
+        let i = offers.iter().position(|o| o["seen"] == "2026-09-01").unwrap();
+        assert_eq!(flags[i].as_bool(), Some(stale), "{today}");
+    }
+}

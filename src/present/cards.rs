@@ -22,6 +22,8 @@ struct GpuJson<'a> {
     native_formats: Vec<&'static str>,
     /// Where each kind of figure comes from: the memory totals, and the rest of the entry.
     sources: GpuSources<'a>,
+    /// One flag per offer, in the order of `offers`: seen over a year before today.
+    offers_stale: Vec<bool>,
 }
 
 #[derive(Serialize)]
@@ -72,6 +74,11 @@ pub fn gpus(catalog: &Catalog, json: bool, filter: &GpuFilter) -> String {
                     // figures, as the catalog file's header says.
                     figures: Some(g.notes.as_deref().unwrap_or("the vendor's datasheet")),
                 },
+                offers_stale: g
+                    .offers
+                    .iter()
+                    .map(|o| crate::dates::is_stale(o.seen.as_deref(), crate::dates::today()))
+                    .collect(),
             })
             .collect();
         return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
