@@ -41,9 +41,13 @@ fn expected_lines(
     let mut lines = Vec::new();
     match (e.decode_tokens_per_s, e.decode_band, e.decode_class) {
         // A class with a fixed cost per token says it: its percentages are of the ceiling's
-        // time alone, not shares of the ceiling.
-        (Some(d), Some([lo, hi]), Some(c)) if c.fixed_s > 0.0 => lines.push(tr!(
-            "explain.expected_decode_fixed",
+        // time alone, not shares of the ceiling (the other message has no `fixed`).
+        (Some(d), Some([lo, hi]), Some(c)) => lines.push(tr!(
+            if c.fixed_s > 0.0 {
+                "explain.expected_decode_fixed"
+            } else {
+                "explain.expected_decode"
+            },
             tps = format!("{d:.1}"),
             low = format!("{lo:.0}"),
             high = format!("{hi:.0}"),
@@ -51,18 +55,6 @@ fn expected_lines(
             class = c.name,
             runs = c.runs,
             fixed = format!("{:.1}", c.fixed_s * 1e3),
-            median = pct(c.median),
-            lowest = pct(c.low),
-            highest = pct(c.high)
-        )),
-        (Some(d), Some([lo, hi]), Some(c)) => lines.push(tr!(
-            "explain.expected_decode",
-            tps = format!("{d:.1}"),
-            low = format!("{lo:.0}"),
-            high = format!("{hi:.0}"),
-            aggregate = format!("{:.0}", e.aggregate_tokens_per_s.unwrap_or(d)),
-            class = c.name,
-            runs = c.runs,
             median = pct(c.median),
             lowest = pct(c.low),
             highest = pct(c.high)

@@ -116,7 +116,7 @@ pub fn target_json(check: Option<&Check>) -> TargetJson {
             per_user_tps: c.per_user_tps.map(margin_json),
             ttft_s: c.ttft_s.map(margin_json),
             finish_h: c.finish_h.map(margin_json),
-            optimistic: c.optimistic,
+            optimistic: c.optimistic(),
             price_usd_month: c.price_usd_month.map(round2),
         }),
     }

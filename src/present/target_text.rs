@@ -151,13 +151,9 @@ pub fn closing_line(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Optio
             price = c.price_usd_month.map_or_else(|| "-".into(), price)
         )
     };
-    if c.optimistic {
+    if let Some(said) = optimism(&c) {
         line.push(' ');
-        line.push_str(&if !c.speed_from_ceiling {
-            tr!("target.optimistic_ttft")
-        } else {
-            tr!("target.optimistic")
-        });
+        line.push_str(&said);
     }
     Some(line)
 }
@@ -302,12 +298,18 @@ pub fn explain_lines(o: &FitOption, sc: &Scenario) -> Vec<String> {
             why = l.map_or_else(|| "?".into(), limit_word)
         ),
     });
-    if c.optimistic {
-        lines.push(if c.speed_from_ceiling {
-            tr!("target.optimistic")
-        } else {
-            tr!("target.optimistic_ttft")
-        });
-    }
+    lines.extend(optimism(&c));
     lines
+}
+
+/// What a check's figures rest on when no class of measured runs backs them: the speed (and
+/// so everything) is the ceiling's, or only the time to first token is.
+fn optimism(c: &Check) -> Option<String> {
+    if c.speed_from_ceiling {
+        Some(tr!("target.optimistic"))
+    } else if c.ttft_from_ceiling {
+        Some(tr!("target.optimistic_ttft"))
+    } else {
+        None
+    }
 }

@@ -113,11 +113,9 @@ pub struct Check {
     pub ttft_s: Option<Margin>,
     /// Hours to finish the fine-tune.
     pub finish_h: Option<Margin>,
-    /// A speed came from the ceiling alone (no class of measured runs): real runs are slower.
-    pub optimistic: bool,
-    /// Of which: the per-user speed is the ceiling's (no class of measured decode runs).
+    /// The per-user speed is the ceiling's (no class of measured decode runs).
     pub speed_from_ceiling: bool,
-    /// Of which: the TTFT is the compute ceiling's (no class of measured prefill runs).
+    /// The TTFT (asked for) is the compute ceiling's (no class of measured prefill runs).
     pub ttft_from_ceiling: bool,
     /// Replicas × the option's monthly price.
     pub price_usd_month: Option<f64>,
@@ -126,6 +124,11 @@ pub struct Check {
 }
 
 impl Check {
+    /// A speed came from the ceiling alone (no class of measured runs): real runs are slower.
+    pub fn optimistic(&self) -> bool {
+        self.speed_from_ceiling || self.ttft_from_ceiling
+    }
+
     /// What this check ranks by: the cost to finish a fine-tune, else the replicas' month.
     pub fn cost(&self) -> Option<f64> {
         self.cost_usd.or(self.price_usd_month)
