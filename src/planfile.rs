@@ -249,6 +249,8 @@ impl PlanFile {
                 }
                 _ => false,
             },
+            // Chosen per card when planned.
+            mxfp4_moe: crate::engine::mxfp4::Mxfp4Moe::AsStored,
             vllm_llm_class: match self.vllm_entry.as_deref() {
                 None | Some("serve") => false,
                 Some("llm") => true,

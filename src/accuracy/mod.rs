@@ -135,6 +135,16 @@ fn unit_bytes(unit: &str) -> f64 {
     }
 }
 
+/// The run's scenario on the card it names: how vLLM holds MXFP4 experts there (its batch
+/// values are the case's own).
+fn on_card(catalog: &Catalog, sc: &Scenario, setup: &setups::Setup) -> Scenario {
+    let gpu = setup.gpu.as_deref().and_then(|g| catalog.gpu_index(g));
+    gpu.map_or_else(
+        || sc.clone(),
+        |i| crate::engine::card_defaults::with_card_layout(sc, &catalog.gpus[i]),
+    )
+}
+
 fn predict(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compare) -> f64 {
     let b = breakdown(model, sc);
     let overhead = b.segment(SegmentKind::Overhead);
@@ -239,7 +249,12 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             confidence: case.confidence.clone().unwrap_or_default(),
             compare: setup.compare.clone(),
             measured,
-            predicted: predict(catalog, &model, &setup.scenario, &setup.compare),
+            predicted: predict(
+                catalog,
+                &model,
+                &on_card(catalog, &setup.scenario, setup),
+                &setup.compare,
+            ),
             generic_predicted: predict(catalog, &model, &setup.generic, &setup.compare),
             framework: setup.framework,
             release: setup.release,

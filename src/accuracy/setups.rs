@@ -22,6 +22,9 @@ pub struct Setup {
     /// The same run under the generic rules (no preset): the column it is compared with.
     pub generic: Scenario,
     pub compare: Compare,
+    /// The catalog card the run used, where the case names it: vLLM holds MXFP4 experts in
+    /// the card's kernel layout.
+    pub gpu: Option<String>,
     /// The framework the run names (generic where it names none).
     pub framework: Framework,
     /// Its release, where the case names one.
@@ -183,6 +186,7 @@ pub fn setups() -> Result<Vec<Setup>, String> {
                 framework: e.runtime()?.0,
                 release: e.runtime()?.1,
                 compare: e.compare()?,
+                gpu: e.gpu.clone(),
                 tolerance: e.tolerance.unwrap_or(DEFAULT_TOLERANCE),
                 id: e.id,
                 model: e.model,

@@ -6,6 +6,7 @@
 //! scenario that card runs, so they agree.
 
 use super::gpu::Gpu;
+use super::precision::WeightPrecision;
 use super::release::{self, Version};
 use super::runtime::Framework;
 use super::scenario::Scenario;
@@ -51,9 +52,44 @@ pub fn vllm_batch(
     }
 }
 
-/// The scenario `gpu` runs under `sc`'s runtime, when the runtime's defaults follow the card
-/// and the user left them unset (`sc.card_batch_defaults`); `None` when it is `sc` itself.
+/// The scenario `gpu` runs under `sc`'s runtime: the batch defaults that follow the card
+/// where the user left them unset (`sc.card_batch_defaults`), and the kernel that holds an
+/// MXFP4 checkpoint's experts there; `None` when it is `sc` itself.
 pub fn on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
+    let batch = batch_on_card(sc, gpu);
+    let Some(kernel) = mxfp4_on_card(batch.as_ref().unwrap_or(sc), gpu) else {
+        return batch;
+    };
+    let mut on = batch.unwrap_or_else(|| sc.clone());
+    on.mxfp4_moe = kernel;
+    Some(on)
+}
+
+/// `sc` with the weights' layout `gpu` gives them (the MXFP4 kernel), its batch values kept.
+pub fn with_card_layout(sc: &Scenario, gpu: &Gpu) -> Scenario {
+    let mut on = sc.clone();
+    if let Some(kernel) = mxfp4_on_card(sc, gpu) {
+        on.mxfp4_moe = kernel;
+    }
+    on
+}
+
+/// Whether what a card holds can follow the card under `sc` although its batch values do
+/// not: vLLM repacks an MXFP4 checkpoint's experts for the card's kernel.
+pub fn layout_follows_card(sc: &Scenario) -> bool {
+    sc.framework == Framework::Vllm && sc.weights == WeightPrecision::Mxfp4 && sc.version().is_some()
+}
+
+/// The MXFP4 kernel `gpu` runs under `sc` where it differs from `sc`'s.
+fn mxfp4_on_card(sc: &Scenario, gpu: &Gpu) -> Option<super::mxfp4::Mxfp4Moe> {
+    if !layout_follows_card(sc) {
+        return None;
+    }
+    let kernel = super::mxfp4::vllm_kernel(sc.version()?, gpu);
+    (kernel != sc.mxfp4_moe).then_some(kernel)
+}
+
+fn batch_on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
     if !sc.card_batch_defaults {
         return None;
     }

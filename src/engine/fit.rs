@@ -75,6 +75,8 @@ pub struct FitOption {
     /// The batch values (`max_num_batched_tokens`, `max_num_seqs`) this option's card runs
     /// where the runtime's defaults follow the card and differ from the scenario's.
     pub batch_defaults: Option<(u64, u64)>,
+    /// How vLLM holds an MXFP4 checkpoint's experts on this option's card.
+    pub mxfp4_moe: super::mxfp4::Mxfp4Moe,
     /// The expected decode tokens/s per stream (`engine::expected::for_option`), filled in
     /// where options are made (the plan, one option's judgement, a rig): what the cards pane
     /// shows and ranking by speed reads; `None` where no class has enough runs.
@@ -310,6 +312,7 @@ pub fn evaluate(
         placement,
         rig: Vec::new(),
         batch_defaults: None,
+        mxfp4_moe: scenario.mxfp4_moe,
         expected_decode_tokens_per_s: None,
         target: None,
     }

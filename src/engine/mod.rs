@@ -19,6 +19,7 @@ pub mod kv;
 pub mod lookup;
 pub mod memory;
 pub mod model;
+pub mod mxfp4;
 pub mod placement;
 pub mod plan;
 pub mod precision;

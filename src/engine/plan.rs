@@ -33,9 +33,9 @@ pub struct Plan {
     pub variants: Vec<CardVariant>,
 }
 
-/// The batch values some cards run (`max_num_batched_tokens`, `max_num_seqs`) and what one
-/// card of each count holds under them.
-pub type CardVariant = ((u64, u64), Vec<(u32, Breakdown)>);
+/// The batch values some cards run (`max_num_batched_tokens`, `max_num_seqs`), the kernel
+/// that holds MXFP4 experts there, and what one card of each count holds under them.
+pub type CardVariant = (((u64, u64), super::mxfp4::Mxfp4Moe), Vec<(u32, Breakdown)>);
 
 impl Plan {
     pub fn total_bytes(&self) -> f64 {
@@ -57,7 +57,10 @@ impl Plan {
     /// differ from the scenario's, else [`Plan::breakdown_for`] its count.
     pub fn breakdown_of(&self, o: &FitOption) -> &Breakdown {
         if let Some(batch) = o.batch_defaults
-            && let Some((_, per)) = self.variants.iter().find(|(b, _)| *b == batch)
+            && let Some((_, per)) = self
+                .variants
+                .iter()
+                .find(|((b, kernel), _)| *b == batch && *kernel == o.mxfp4_moe)
             && let Some((_, b)) = per.iter().find(|(n, _)| *n == o.count)
         {
             return b;
@@ -175,17 +178,18 @@ pub enum Solve<'a> {
 /// ([`super::card_defaults::on_card`]), each group of cards that runs the same values is
 /// planned with them and the options ranked together.
 pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) -> Plan {
-    if !scenario.card_batch_defaults {
+    if !scenario.card_batch_defaults && !super::card_defaults::layout_follows_card(scenario) {
         return plan_one(model, gpus, scenario, scope);
     }
-    // The cards by the batch values they run; the scenario's own come first (its plan holds
-    // the breakdown the views show when no card is targeted).
+    // The cards by the batch values they run and how they hold the weights; the scenario's
+    // own come first (its plan holds the breakdown the views show when no card is targeted).
     let batch = |sc: &Scenario| (sc.max_batched_tokens, sc.max_num_seqs);
-    let own = batch(scenario);
+    let run = |sc: &Scenario| (batch(sc), sc.mxfp4_moe);
+    let own = run(scenario);
     let mut groups: Vec<(Scenario, Vec<usize>)> = vec![(scenario.clone(), Vec::new())];
     for (i, g) in gpus.iter().enumerate().filter(|(_, g)| (scope.cards)(g)) {
         let sc = super::card_defaults::on_card(scenario, g).unwrap_or_else(|| scenario.clone());
-        match groups.iter_mut().find(|(v, _)| batch(v) == batch(&sc)) {
+        match groups.iter_mut().find(|(v, _)| run(v) == run(&sc)) {
             Some((_, members)) => members.push(i),
             None => groups.push((sc, vec![i])),
         }
@@ -219,11 +223,11 @@ pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) 
     let (base, rest) = groups.split_first().expect("the scenario's own group");
     let mut plan = plan_group(&base.0, &base.1);
     for (sc, members) in rest {
-        debug_assert_ne!(batch(sc), own);
+        debug_assert_ne!(run(sc), own);
         let sub = plan_group(sc, members);
         let mut per = sub.per_count;
         per.push((sub.cards, sub.breakdown));
-        plan.variants.push((batch(sc), per));
+        plan.variants.push((run(sc), per));
         plan.options.extend(sub.options.into_iter().map(|mut o| {
             o.batch_defaults = Some(batch(sc));
             o

@@ -158,6 +158,9 @@ pub struct Scenario {
     pub image_side: u32,
     /// What the set-up must achieve (`--users`, `--min-tps`, `--max-ttft`, `--deadline`).
     pub target: super::target::spec::Target,
+    /// The kernel that holds an MXFP4 checkpoint's experts on the card planned (vLLM picks
+    /// it by compute capability; set per card by [`super::card_defaults::on_card`]).
+    pub mxfp4_moe: super::mxfp4::Mxfp4Moe,
 }
 
 pub use super::ranges::{self, KnobError, MAX_BATCH, MAX_CARDS, MAX_CONTEXT, MAX_LORA_RANK, Range};
@@ -252,6 +255,7 @@ impl Scenario {
             images: 0,
             image_side: super::vision::DEFAULT_IMAGE_SIDE,
             target: super::target::spec::Target::default(),
+            mxfp4_moe: super::mxfp4::Mxfp4Moe::AsStored,
         }
     }
 

@@ -171,7 +171,14 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
     }
     // Cards that run other batch values than the scenario's (vLLM's and SGLang's defaults
     // follow the card's memory), named from the options planned with them.
-    for ((tokens, seqs), _) in &plan.variants {
+    let own = (scenario.max_batched_tokens, scenario.max_num_seqs);
+    let mut said: Vec<(u64, u64)> = Vec::new();
+    for (((tokens, seqs), _), _) in &plan.variants {
+        // A group apart only for its MXFP4 kernel runs the scenario's own batch values.
+        if (*tokens, *seqs) == own || said.contains(&(*tokens, *seqs)) {
+            continue;
+        }
+        said.push((*tokens, *seqs));
         let mut names: Vec<&str> = Vec::new();
         for o in plan
             .options

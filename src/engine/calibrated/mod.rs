@@ -91,11 +91,13 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     let a = &model.arch;
     let n = f64::from(sc.cards.max(1));
     let (q, u) = weight_bytes(model, sc.weights);
-    let weights_total = q + u;
+    // vLLM's MXFP4 kernels hold the experts in their own layout (padded, scales twice).
+    let (layout, layout_words) = super::mxfp4::layout_bytes(model, sc.mxfp4_moe);
+    let weights_total = q + u + layout;
     let weights = Segment::new(
         SegmentKind::Weights,
         weights_total / n,
-        weights_formula(model, sc, q, u, n),
+        words!("{}{layout_words}", weights_formula(model, sc, q, u, n)),
     );
     // Tensor parallel splits KV heads over the cards; past one head per card they repeat.
     let kv_full = super::kv::runtime_cache_bytes(model, sc);
