@@ -11,6 +11,7 @@ pub mod defaults;
 pub mod expected;
 pub mod fit;
 pub mod framework;
+pub mod gguf_mix;
 pub mod gpu;
 pub mod host;
 pub mod images;

@@ -64,6 +64,11 @@ fn weight_bytes(model: &Model, precision: WeightPrecision) -> (f64, f64) {
 
 /// Weight bytes of `params` parameters of which `unquantized` stay 16-bit.
 fn format_bytes(a: &Architecture, total: u64, precision: WeightPrecision) -> (f64, f64) {
+    if precision == WeightPrecision::Q4KM
+        && let Some(bytes) = super::gguf_mix::q4_k_m_bytes(a, total)
+    {
+        return (bytes, 0.0);
+    }
     if precision.is_gguf() || !precision.is_quantized() {
         return (bytes_of(total as f64, precision.bits()), 0.0);
     }
@@ -197,6 +202,16 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
         )
     });
     let split = words!("{encoder}{split}{restated}");
+    if sc.weights == WeightPrecision::Q4KM && super::gguf_mix::q4_k_m_bytes(a, p).is_some() {
+        return words!(
+            "{} params in llama.cpp's Q4_K_M mix: Q6_K for the output and for attn_v and ffn_down in {} of {} layers, Q4_K (4.5 bits) for the rest, F32 norms = {} ({:.3} bits a param){split}",
+            group_thousands(p as i64),
+            super::gguf_mix::q4_k_m_raised_layers(a.layers),
+            a.layers,
+            format_gb(q),
+            q * 8.0 / p as f64
+        );
+    }
     let unq = a.unquantized_params_in(Some(sc.weights)).min(p);
     let kept = if a.attention_16bit_in == Some(sc.weights) {
         "embedding/norm/attention"
