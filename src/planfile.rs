@@ -249,6 +249,8 @@ impl PlanFile {
                 }
                 _ => false,
             },
+            // A saved plan keeps its context.
+            card_context_default: false,
             // Chosen per card when planned.
             mxfp4_moe: crate::engine::mxfp4::Mxfp4Moe::AsStored,
             vllm_llm_class: match self.vllm_entry.as_deref() {

@@ -716,3 +716,92 @@ fn vllm_holds_mxfp4_experts_in_its_kernels_layout() {
         );
     }
 }
+
+/// Ollama from 0.15.5 picks `num_ctx` from the VRAM of all the cards it runs on (4,096 under
+/// 23 GiB, 32,768 from 23 GiB, 262,144 from 47 GiB, never past the model's training length)
+/// unless the user sets a context. Llama 3.1 8B (131,072 B of KV a token): on an RTX 4090
+/// (23.5 GiB) 32,768 cells, 4,294,967,296 B of KV; on a T4 4,096; on an RTX A6000 (47.5 GiB)
+/// 262,144, capped at the model's 131,072. Every path plans the same figure.
+#[test]
+fn ollama_picks_its_context_from_the_cards_vram_on_every_path() {
+    use vramfit::tui::app::Knob;
+    let run = |args: &[&str]| -> serde_json::Value {
+        let out = vramfit()
+            .args(&args[..1])
+            .args([
+                "-m",
+                "llama-3.1-8b",
+                "--framework",
+                "ollama",
+                "--weights",
+                "q4_k_m",
+                "--json",
+            ])
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let option = |plan: &serde_json::Value, gpu: &str| {
+        plan["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["gpu"] == gpu && o["count"] == 1)
+            .unwrap()
+            .clone()
+    };
+    let plan = run(&["plan", "--all"]);
+    assert_eq!(option(&plan, "rtx-4090")["context"], 32_768);
+    assert_eq!(option(&plan, "t4")["context"], 4096);
+    assert_eq!(option(&plan, "rtx-a6000")["context"], 131_072);
+    // The RTX 4090 alone: the breakdown's KV is 32,768 cells.
+    let alone = run(&["plan", "--gpu", "rtx-4090"]);
+    let kv = alone["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "kv_cache")
+        .unwrap()["bytes"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(kv, 32_768.0 * 131_072.0);
+    assert_eq!(
+        option(&alone, "rtx-4090")["per_card_bytes"],
+        option(&plan, "rtx-4090")["per_card_bytes"]
+    );
+    let fit = run(&["fit", "--gpu", "rtx-4090"]);
+    assert_eq!(
+        fit["target"]["free_bytes_per_card"],
+        option(&plan, "rtx-4090")["free_bytes_per_card"]
+    );
+    // A context the user gives wins; before 0.15.5 the default is 4,096 everywhere.
+    let set = run(&["plan", "--all", "--context", "8192"]);
+    assert_eq!(option(&set, "rtx-4090")["context"], 8192);
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "ollama@0.15.4",
+            "--json",
+            "--all",
+        ])
+        .output()
+        .unwrap();
+    let old: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(option(&old, "rtx-4090")["context"], 4096);
+    // The planner: the Context row says what the pinned card runs.
+    let mut app = vramfit::tui::states::fresh_app("default");
+    app.select_model("llama-3.1-8b");
+    let mut sc = app.scenario.clone();
+    sc.framework = Framework::Ollama;
+    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    app.set_scenario(sc);
+    let rtx = app.catalog.gpu_index("rtx-4090").unwrap();
+    app.pin(Some((rtx, 1)));
+    vramfit::lang::Lang::En.make_current();
+    assert_eq!(app.knob_value(Knob::Context), "32,768 on this card");
+}

@@ -172,7 +172,7 @@ pub fn judge(
         cards: count,
         ..sc.clone()
     };
-    let sc = super::card_defaults::on_card(&sc, gpu).unwrap_or(sc);
+    let sc = super::card_defaults::on_card(model, &sc, gpu).unwrap_or(sc);
     let (mut option, b) = judge_with(&Needs::new(model, &sc), model, gpu, gpu_index, &sc);
     if sc.card_batch_defaults {
         option.batch_defaults = Some((sc.max_batched_tokens, sc.max_num_seqs));
@@ -218,7 +218,7 @@ fn fits(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> bool {
         cards: count,
         ..sc.clone()
     };
-    let sc = super::card_defaults::on_card(&sc, gpu).unwrap_or(sc);
+    let sc = super::card_defaults::on_card(model, &sc, gpu).unwrap_or(sc);
     let need = judge::breakdown_per_card(model, &sc, count).total();
     judge::judge(model, gpu, count, &sc, need).fits()
 }
@@ -229,7 +229,7 @@ pub fn limits(model: &Model, gpu: &Gpu, count: u32, sc: &Scenario) -> Limits {
         cards: count,
         ..sc.clone()
     };
-    let sc = super::card_defaults::on_card(&sc, gpu).unwrap_or(sc);
+    let sc = super::card_defaults::on_card(model, &sc, gpu).unwrap_or(sc);
     Needs::new(model, &sc).limits(gpu, count)
 }
 
@@ -404,7 +404,7 @@ pub fn advise(model: &Model, gpus: &[Gpu], sc: &Scenario, target: Target) -> Adv
         ..sc.clone()
     };
     let gpu = &gpus[target.gpu];
-    let sc = super::card_defaults::on_card(&sc, gpu).unwrap_or(sc);
+    let sc = super::card_defaults::on_card(model, &sc, gpu).unwrap_or(sc);
     let needs = Needs::new(model, &sc);
     let (mut now, _) = judge_with(&needs, model, gpu, target.gpu, &sc);
     // Every limit of the target, comfortable ones too, from the judge.

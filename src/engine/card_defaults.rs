@@ -6,6 +6,7 @@
 //! scenario that card runs, so they agree.
 
 use super::gpu::Gpu;
+use super::model::Model;
 use super::precision::WeightPrecision;
 use super::release::{self, Version};
 use super::runtime::Framework;
@@ -55,14 +56,28 @@ pub fn vllm_batch(
 /// The scenario `gpu` runs under `sc`'s runtime: the batch defaults that follow the card
 /// where the user left them unset (`sc.card_batch_defaults`), and the kernel that holds an
 /// MXFP4 checkpoint's experts there; `None` when it is `sc` itself.
-pub fn on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
-    let batch = batch_on_card(sc, gpu);
-    let Some(kernel) = mxfp4_on_card(batch.as_ref().unwrap_or(sc), gpu) else {
-        return batch;
-    };
-    let mut on = batch.unwrap_or_else(|| sc.clone());
-    on.mxfp4_moe = kernel;
-    Some(on)
+pub fn on_card(model: &Model, sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
+    let mut on = batch_on_card(sc, gpu);
+    if let Some(kernel) = mxfp4_on_card(on.as_ref().unwrap_or(sc), gpu) {
+        on.get_or_insert_with(|| sc.clone()).mxfp4_moe = kernel;
+    }
+    if let Some(context) = context_on_card(model, on.as_ref().unwrap_or(sc), gpu) {
+        on.get_or_insert_with(|| sc.clone()).context = context;
+    }
+    on
+}
+
+/// Ollama's `num_ctx` on `sc.cards` of `gpu` where it follows their VRAM
+/// ([`release::ollama_default_context`]) and differs from `sc`'s: never past the model's
+/// training context. Every count of a card is planned at its own count's figure only where
+/// the scenario names that count (`--cards`); the combos listed beside it keep it.
+fn context_on_card(model: &Model, sc: &Scenario, gpu: &Gpu) -> Option<u64> {
+    if !sc.card_context_default {
+        return None;
+    }
+    let vram = gpu.memory_real_bytes() * f64::from(sc.cards.max(1));
+    let context = release::ollama_default_context(sc.version()?, vram).min(model.max_context);
+    (context != sc.context).then_some(context)
 }
 
 /// `sc` with the weights' layout `gpu` gives them (the MXFP4 kernel), its batch values kept.
@@ -77,7 +92,8 @@ pub fn with_card_layout(sc: &Scenario, gpu: &Gpu) -> Scenario {
 /// Whether what a card holds can follow the card under `sc` although its batch values do
 /// not: vLLM repacks an MXFP4 checkpoint's experts for the card's kernel.
 pub fn layout_follows_card(sc: &Scenario) -> bool {
-    sc.framework == Framework::Vllm && sc.weights == WeightPrecision::Mxfp4 && sc.version().is_some()
+    sc.card_context_default
+        || sc.framework == Framework::Vllm && sc.weights == WeightPrecision::Mxfp4 && sc.version().is_some()
 }
 
 /// The MXFP4 kernel `gpu` runs under `sc` where it differs from `sc`'s.

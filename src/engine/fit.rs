@@ -77,6 +77,9 @@ pub struct FitOption {
     pub batch_defaults: Option<(u64, u64)>,
     /// How vLLM holds an MXFP4 checkpoint's experts on this option's card.
     pub mxfp4_moe: super::mxfp4::Mxfp4Moe,
+    /// The context this option was planned at: the scenario's, or the one the runtime picks
+    /// from the option's cards (Ollama's `num_ctx` by VRAM).
+    pub context: u64,
     /// The expected decode tokens/s per stream (`engine::expected::for_option`), filled in
     /// where options are made (the plan, one option's judgement, a rig): what the cards pane
     /// shows and ranking by speed reads; `None` where no class has enough runs.
@@ -313,6 +316,7 @@ pub fn evaluate(
         rig: Vec::new(),
         batch_defaults: None,
         mxfp4_moe: scenario.mxfp4_moe,
+        context: scenario.context,
         expected_decode_tokens_per_s: None,
         target: None,
     }

@@ -475,6 +475,8 @@ mod tests {
                 // With the user's own values: the scenario they imply settles to itself.
                 sc.context = 12_345;
                 sc.fused_ce = !sc.fused_ce;
+                // A context the user gives no longer follows the cards (Ollama's num_ctx).
+                sc.card_context_default = false;
                 let user = UserSet::implied_by(&sc);
                 assert_eq!(user.settings().len(), 2, "{} {}", f.id(), m.id());
                 let mut again = sc.clone();

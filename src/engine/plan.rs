@@ -34,8 +34,9 @@ pub struct Plan {
 }
 
 /// The batch values some cards run (`max_num_batched_tokens`, `max_num_seqs`), the kernel
-/// that holds MXFP4 experts there, and what one card of each count holds under them.
-pub type CardVariant = (((u64, u64), super::mxfp4::Mxfp4Moe), Vec<(u32, Breakdown)>);
+/// that holds MXFP4 experts there, the context the runtime picks there, and what one card of
+/// each count holds under them.
+pub type CardVariant = (((u64, u64), super::mxfp4::Mxfp4Moe, u64), Vec<(u32, Breakdown)>);
 
 impl Plan {
     pub fn total_bytes(&self) -> f64 {
@@ -57,10 +58,9 @@ impl Plan {
     /// differ from the scenario's, else [`Plan::breakdown_for`] its count.
     pub fn breakdown_of(&self, o: &FitOption) -> &Breakdown {
         if let Some(batch) = o.batch_defaults
-            && let Some((_, per)) = self
-                .variants
-                .iter()
-                .find(|((b, kernel), _)| *b == batch && *kernel == o.mxfp4_moe)
+            && let Some((_, per)) = self.variants.iter().find(|((b, kernel, context), _)| {
+                *b == batch && *kernel == o.mxfp4_moe && *context == o.context
+            })
             && let Some((_, b)) = per.iter().find(|(n, _)| *n == o.count)
         {
             return b;
@@ -184,11 +184,11 @@ pub fn plan_in(model: &Model, gpus: &[Gpu], scenario: &Scenario, scope: &Scope) 
     // The cards by the batch values they run and how they hold the weights; the scenario's
     // own come first (its plan holds the breakdown the views show when no card is targeted).
     let batch = |sc: &Scenario| (sc.max_batched_tokens, sc.max_num_seqs);
-    let run = |sc: &Scenario| (batch(sc), sc.mxfp4_moe);
+    let run = |sc: &Scenario| (batch(sc), sc.mxfp4_moe, sc.context);
     let own = run(scenario);
     let mut groups: Vec<(Scenario, Vec<usize>)> = vec![(scenario.clone(), Vec::new())];
     for (i, g) in gpus.iter().enumerate().filter(|(_, g)| (scope.cards)(g)) {
-        let sc = super::card_defaults::on_card(scenario, g).unwrap_or_else(|| scenario.clone());
+        let sc = super::card_defaults::on_card(model, scenario, g).unwrap_or_else(|| scenario.clone());
         match groups.iter_mut().find(|(v, _)| run(v) == run(&sc)) {
             Some((_, members)) => members.push(i),
             None => groups.push((sc, vec![i])),

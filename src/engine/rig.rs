@@ -104,7 +104,7 @@ pub fn plan_rig(model: &Model, gpus: &[Gpu], rig: &[(usize, u32)], sc: &Scenario
         }
     };
     // vLLM reads its batch defaults off the first card (`device_memory` of GPU 0).
-    let sc = super::card_defaults::on_card(&sc, &gpus[rig[0].0]).unwrap_or(sc);
+    let sc = super::card_defaults::on_card(model, &sc, &gpus[rig[0].0]).unwrap_or(sc);
     let breakdown = super::memory::breakdown(model, &sc);
     let work = breakdown.decode_bytes_per_token.map(|read| DecodeWork {
         weights_bytes: read - breakdown.decode_kv_bytes_per_sequence,

@@ -138,6 +138,9 @@ pub struct Scenario {
     /// `max_num_batched_tokens` and `max_num_seqs` by the device's memory): set by `settle`
     /// when the user left both unset; see `card_defaults::on_card`.
     pub card_batch_defaults: bool,
+    /// Whether the context follows the option's cards: Ollama from 0.15.5 picks `num_ctx`
+    /// from their VRAM when the user sets none ([`super::card_defaults::on_card`]).
+    pub card_context_default: bool,
     /// vLLM run through its `LLM` class (offline batches) rather than `vllm serve`: larger
     /// batch defaults (`--vllm-entry llm`).
     pub vllm_llm_class: bool,
@@ -246,6 +249,7 @@ impl Scenario {
             framework: Framework::Generic,
             release: None,
             card_batch_defaults: false,
+            card_context_default: false,
             vllm_llm_class: false,
             network_gbps: 400.0,
             rent: Rent::default(),

@@ -263,7 +263,8 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
             method = super::i18n::word("method", sc.method.id()),
             weights = sc.weights.label(),
             what = what,
-            context = group_thousands(sc.context as i64),
+            // The context planned on this card: the runtime's own pick where it has one.
+            context = group_thousands(a.now.context as i64),
             batch = sc.batch,
             rules = super::i18n::word("rules", sc.convention.id())
         )

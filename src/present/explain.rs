@@ -332,6 +332,15 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         // was asked: that is what the sequences above mean.
         lines.push(tr!("explain.kv_pool_meaning", engine = scenario.runtime_label()));
     }
+    // Ollama's num_ctx on these cards, where it follows their VRAM.
+    if option.context != scenario.context {
+        lines.push(tr!(
+            "explain.card_context",
+            runtime = scenario.runtime_label(),
+            context = group_thousands(option.context as i64),
+            vram = format!("{:.1}", option.capacity_bytes / 1_073_741_824.0)
+        ));
+    }
     // vLLM's batch defaults on this card, where they follow its memory.
     if let Some((tokens, seqs)) = option.batch_defaults {
         lines.push(tr!(

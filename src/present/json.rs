@@ -175,6 +175,9 @@ pub struct OptionJson<'a> {
     /// `max_num_batched_tokens` and `max_num_seqs` by the device's memory); null: the
     /// scenario's own.
     pub card_batch: Option<CardBatchJson>,
+    /// The context this option is planned at: the scenario's, or the one its runtime picks
+    /// on these cards (Ollama's `num_ctx` by VRAM, 0.15.5 on).
+    pub context: u64,
     /// Time to first token for `--prompt` tokens, compute-bound.
     pub prefill_seconds: Option<f64>,
     /// `single`, `tensor`, `layer`, or `data` for training combos.
@@ -321,6 +324,7 @@ pub fn option_json<'a>(
             // SGLang's chunk follows the card; its sequences do not.
             max_num_seqs: (framework == crate::engine::Framework::Vllm).then_some(seqs),
         }),
+        context: o.context,
         prefill_seconds: o
             .roofline
             .and_then(|r| r.prefill_seconds)

@@ -88,15 +88,35 @@ pub fn concurrent_sequences(sc: &crate::engine::Scenario, c: &crate::engine::ser
     }
 }
 
-/// The "seqs" cell: the count, called slots where the runtime has fixed slots.
-pub fn seqs_text(sc: &crate::engine::Scenario, c: &crate::engine::serving::Capacity) -> String {
+/// The "seqs" cell: the count, called slots where the runtime has fixed slots, and the
+/// context of each where the runtime picks another one on the option's cards (Ollama's
+/// `num_ctx` by VRAM): "1 slot × 32K".
+pub fn seqs_text(
+    sc: &crate::engine::Scenario,
+    c: &crate::engine::serving::Capacity,
+    o: &FitOption,
+) -> String {
     let n = concurrent_sequences(sc, c);
-    if sc.framework.is_ggml() && n == 1 {
+    let count = if sc.framework.is_ggml() && n == 1 {
         crate::tr!("tui.slot_one")
     } else if sc.framework.is_ggml() {
         crate::tr!("tui.slots", n = n)
     } else {
         n.to_string()
+    };
+    if o.context == sc.context {
+        count
+    } else {
+        format!("{count} × {}", short_tokens(o.context))
+    }
+}
+
+/// A token count as the runtimes' docs write context sizes: 32K, 128K, 4,000.
+pub fn short_tokens(n: u64) -> String {
+    if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{}K", n / 1024)
+    } else {
+        crate::engine::units::group_thousands(n as i64)
     }
 }
 

@@ -111,7 +111,7 @@ impl<'a> Table<'a> {
             let (agg, bound) = o.roofline.map_or(("-".into(), "-".into()), |r| {
                 (format!("{:.0}", r.aggregate), i18n::word("bound", r.bound.id()))
             });
-            let seqs = o.serving.map_or("-".into(), |c| seqs_text(self.scenario, &c));
+            let seqs = o.serving.map_or("-".into(), |c| seqs_text(self.scenario, &c, o));
             let _ = write!(*s, " {decode:>12} {agg:>10} {} {seqs:>9}", pad_left(&bound, 9));
         }
         if self.target {

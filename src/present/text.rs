@@ -96,7 +96,9 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
             method = i18n::word("method", scenario.method.id()),
             weights = scenario.weights.label(),
             kv = scenario.kv.label(),
-            context = group_thousands(scenario.context as i64),
+            // Every option on one context the runtime picked (Ollama on `--gpu X`): that one,
+            // as the breakdown below uses it.
+            context = group_thousands(planned_context(scenario, plan) as i64),
             batch = scenario.batch,
             convention = i18n::word("convention", scenario.convention.id())
         )
@@ -173,28 +175,14 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
     // follow the card's memory), named from the options planned with them.
     let own = (scenario.max_batched_tokens, scenario.max_num_seqs);
     let mut said: Vec<(u64, u64)> = Vec::new();
-    for (((tokens, seqs), _), _) in &plan.variants {
-        // A group apart only for its MXFP4 kernel runs the scenario's own batch values.
+    for (((tokens, seqs), _, _), _) in &plan.variants {
+        // A group apart only for its MXFP4 kernel or context runs the scenario's own batch.
         if (*tokens, *seqs) == own || said.contains(&(*tokens, *seqs)) {
             continue;
         }
         said.push((*tokens, *seqs));
-        let mut names: Vec<&str> = Vec::new();
-        for o in plan
-            .options
-            .iter()
-            .filter(|o| o.batch_defaults == Some((*tokens, *seqs)))
-        {
-            let name = gpus[o.gpu].name.as_str();
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        let cards = match names.as_slice() {
-            [a] => (*a).to_string(),
-            [a, b] => format!("{a}, {b}"),
-            [a, b, ..] => format!("{a}, {b}, …"),
-            [] => continue,
+        let Some(cards) = cards_named(gpus, plan, |o| o.batch_defaults == Some((*tokens, *seqs))) else {
+            continue;
         };
         let tokens = crate::engine::units::group_thousands(*tokens as i64);
         let line = if scenario.framework == crate::engine::Framework::Sglang {
@@ -214,6 +202,56 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
             )
         };
         let _ = writeln!(*s, "  {line}");
+    }
+    // Cards on which the runtime picks another context (Ollama's num_ctx by VRAM).
+    let mut contexts: Vec<u64> = plan
+        .options
+        .iter()
+        .map(|o| o.context)
+        .filter(|c| *c != scenario.context)
+        .collect();
+    contexts.sort_unstable();
+    contexts.dedup();
+    for context in contexts {
+        if let Some(cards) = cards_named(gpus, plan, |o| o.context == context) {
+            let line = tr!(
+                "plan.card_context",
+                cards = cards,
+                runtime = scenario.runtime_label(),
+                context = crate::engine::units::group_thousands(context as i64)
+            );
+            let _ = writeln!(*s, "  {line}");
+        }
+    }
+}
+
+/// The context the header states: the one every option was planned at where the runtime
+/// picked it for all of them, else the scenario's.
+fn planned_context(scenario: &Scenario, plan: &Plan) -> u64 {
+    match plan.options.first() {
+        Some(first) if plan.options.iter().all(|o| o.context == first.context) => first.context,
+        _ => scenario.context,
+    }
+}
+
+/// The cards of the options `which` picks, named as a note does: "A", "A, B" or "A, B, …".
+fn cards_named(
+    gpus: &[Gpu],
+    plan: &Plan,
+    which: impl Fn(&crate::engine::FitOption) -> bool,
+) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    for o in plan.options.iter().filter(|o| which(o)) {
+        let name = gpus[o.gpu].name.as_str();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    match names.as_slice() {
+        [a] => Some((*a).to_string()),
+        [a, b] => Some(format!("{a}, {b}")),
+        [a, b, ..] => Some(format!("{a}, {b}, …")),
+        [] => None,
     }
 }
 

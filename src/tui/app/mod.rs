@@ -527,6 +527,9 @@ impl App {
                 }
                 _ => {}
             }
+            if knob == Knob::Context && o.context != sc.context {
+                return here(crate::engine::units::group_thousands(o.context as i64));
+            }
             if knob == Knob::GpuUtil && o.rig.is_empty() {
                 let card = sc.gpu_util_for(&self.catalog.gpus[o.gpu], o.count);
                 if (card - sc.gpu_util_on(sc.cards)).abs() > 1e-9 {

@@ -269,10 +269,9 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
         _ => String::new(),
     }));
     if !columns.training {
-        cells
-            .push(right(o.serving.map_or(String::new(), |c| {
-                crate::present::seqs_text(&app.scenario, &c)
-            })));
+        cells.push(right(o.serving.map_or(String::new(), |c| {
+            crate::present::seqs_text(&app.scenario, &c, o)
+        })));
     }
     if columns.wide {
         cells.push(right(format!("{:.1}", to_gb(o.per_card_bytes))));
