@@ -805,3 +805,64 @@ fn ollama_picks_its_context_from_the_cards_vram_on_every_path() {
     vramfit::lang::Lang::En.make_current();
     assert_eq!(app.knob_value(Knob::Context), "32,768 on this card");
 }
+
+/// llama.cpp from b7437 with `-c` unset: `--fit` gives each card the model's training length
+/// where it fits with 1 GiB free, else the longest that does, in 256-cell steps. Llama 3.1 8B
+/// in Q4_K_M (Q6_K output and 16 layers' attn_v/ffn_down, Q4_K the rest, F32 norms) on an
+/// RTX 4090: each cell costs 131,072 B of KV plus the compute buffer's f32 scores and mask
+/// over 512 × 32 heads (65,536 + 2,048 B); fixed, the weights, four f32 rows of 4,096 × 512
+/// and the 0.5 GB CUDA context. On an A40 (44.6 GiB) the whole 131,072 fits.
+#[test]
+fn llama_cpp_fit_fills_each_card_with_context() {
+    let q6: f64 = 16.0 * (4096.0 * 1024.0 + 14_336.0 * 4096.0) + 128_256.0 * 4096.0;
+    let norms: f64 = 65.0 * 4096.0;
+    let weights = ((8_030_261_248.0 - q6 - norms) * 4.5 + q6 * 6.5625 + norms * 32.0) / 8.0;
+    let per_cell = 131_072.0 + 512.0 * 32.0 * 4.0 + 512.0 * 4.0;
+    let fixed = weights + 4.0 * 4096.0 * 4.0 * 512.0 + 0.5e9;
+    let catalog = Catalog::embedded().unwrap();
+    let rtx = &catalog.gpus[catalog.gpu_index("rtx-4090").unwrap()];
+    let room = rtx.memory_visible_bytes.unwrap() - GIB;
+    let by_hand = ((room - fixed) / per_cell / 256.0).floor() as u64 * 256;
+    let json = |gpu: &str, extra: &[&str]| -> serde_json::Value {
+        let out = vramfit()
+            .args([
+                "plan",
+                "-m",
+                "llama-3.1-8b",
+                "--framework",
+                "llama.cpp",
+                "--weights",
+                "q4_k_m",
+            ])
+            .args(["--json", "--gpu", gpu])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let on_4090 = json("rtx-4090", &[]);
+    assert_eq!(on_4090["options"][0]["context"], by_hand);
+    assert_eq!(by_hand, 94_208);
+    assert_eq!(json("a40", &[])["options"][0]["context"], 131_072);
+    // A context the user gives wins; builds before --fit start at 4,096.
+    assert_eq!(
+        json("rtx-4090", &["--context", "8192"])["options"][0]["context"],
+        8192
+    );
+    let out = vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "llama.cpp@b7000",
+            "--json",
+            "--gpu",
+            "rtx-4090",
+        ])
+        .output()
+        .unwrap();
+    let old: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(old["options"][0]["context"], 4096);
+}

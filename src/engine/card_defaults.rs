@@ -75,9 +75,51 @@ fn context_on_card(model: &Model, sc: &Scenario, gpu: &Gpu) -> Option<u64> {
     if !sc.card_context_default {
         return None;
     }
-    let vram = gpu.memory_real_bytes() * f64::from(sc.cards.max(1));
-    let context = release::ollama_default_context(sc.version()?, vram).min(model.max_context);
+    let version = sc.version()?;
+    let context = if sc.framework == Framework::LlamaCpp {
+        llama_cpp_fit_context(model, sc, gpu)
+    } else {
+        let vram = gpu.memory_real_bytes() * f64::from(sc.cards.max(1));
+        release::ollama_default_context(version, vram).min(model.max_context)
+    };
     (context != sc.context).then_some(context)
+}
+
+/// The context llama.cpp's `--fit` (on by default from b7437, `-c` unset) gives `sc.cards` of
+/// `gpu`: the model's training length where it fits with [`release::LLAMA_CPP_FIT_MARGIN`]
+/// free on each card, else the longest that does, in steps of 256 cells, never under
+/// [`release::LLAMA_CPP_FIT_MIN_CTX`] (below that it moves layers to the CPU instead).
+pub fn llama_cpp_fit_context(model: &Model, sc: &Scenario, gpu: &Gpu) -> u64 {
+    const STEP: u64 = 256;
+    let room = gpu.memory_real_bytes() - release::LLAMA_CPP_FIT_MARGIN;
+    let need = |context: u64| {
+        let at = Scenario {
+            context,
+            ..sc.clone()
+        };
+        super::memory::breakdown(model, &at).total()
+    };
+    let (low, high) = (
+        release::LLAMA_CPP_FIT_MIN_CTX,
+        model.max_context.max(release::LLAMA_CPP_FIT_MIN_CTX),
+    );
+    if need(high) <= room {
+        return high;
+    }
+    if need(low) > room {
+        return low;
+    }
+    // need(lo) fits, need(hi) does not: bisect on 256-cell steps.
+    let (mut lo, mut hi) = (low / STEP, high.div_ceil(STEP));
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if need(mid * STEP) <= room {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo * STEP
 }
 
 /// `sc` with the weights' layout `gpu` gives them (the MXFP4 kernel), its batch values kept.

@@ -127,10 +127,11 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
         super::runtime::Framework::Vllm | super::runtime::Framework::Sglang
     ) && user.get(Setting::MaxBatchedTokens(0)).is_none()
         && user.get(Setting::MaxNumSeqs(0)).is_none();
-    // Ollama's num_ctx follows the cards' VRAM (0.15.5 on) unless the user set a context.
-    sc.card_context_default = framework == super::runtime::Framework::Ollama
-        && sc
-            .version()
-            .is_some_and(|v| v >= super::release::Version::Release(0, 15, 5))
-        && user.get(Setting::Context(0)).is_none();
+    // Ollama's num_ctx follows the cards' VRAM (0.15.5 on), llama.cpp's --fit fills the
+    // cards (b7437 on), unless the user set a context.
+    sc.card_context_default = match (framework, sc.version()) {
+        (super::runtime::Framework::Ollama, Some(v)) => v >= super::release::Version::Release(0, 15, 5),
+        (super::runtime::Framework::LlamaCpp, Some(v)) => super::release::llama_cpp_fit(v),
+        _ => false,
+    } && user.get(Setting::Context(0)).is_none();
 }

@@ -333,7 +333,13 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         lines.push(tr!("explain.kv_pool_meaning", engine = scenario.runtime_label()));
     }
     // Ollama's num_ctx on these cards, where it follows their VRAM.
-    if option.context != scenario.context {
+    if option.context != scenario.context && scenario.framework == crate::engine::Framework::LlamaCpp {
+        lines.push(tr!(
+            "explain.fit_context",
+            runtime = scenario.runtime_label(),
+            context = group_thousands(option.context as i64)
+        ));
+    } else if option.context != scenario.context {
         lines.push(tr!(
             "explain.card_context",
             runtime = scenario.runtime_label(),

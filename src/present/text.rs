@@ -212,6 +212,14 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
         .collect();
     contexts.sort_unstable();
     contexts.dedup();
+    // llama.cpp's --fit gives nearly every card its own: one line says how.
+    if scenario.framework == crate::engine::Framework::LlamaCpp {
+        if !contexts.is_empty() {
+            let line = tr!("plan.fit_context", runtime = scenario.runtime_label());
+            let _ = writeln!(*s, "  {line}");
+        }
+        return;
+    }
     for context in contexts {
         if let Some(cards) = cards_named(gpus, plan, |o| o.context == context) {
             let line = tr!(
