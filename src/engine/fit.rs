@@ -386,7 +386,11 @@ fn limits_and_pool(
             ..scenario.clone()
         };
         let kv_groups = crate::engine::vllm_pool::pool(ctx.model, scenario).map(|p| {
-            p.capacity(budget, crate::engine::kv::card_share(ctx.model, &sc_count), scenario)
+            p.capacity(
+                budget,
+                crate::engine::kv::card_share(ctx.model, &sc_count),
+                scenario,
+            )
         });
         Capacity {
             kv_capacity_tokens: match kv_groups {

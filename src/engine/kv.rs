@@ -172,15 +172,15 @@ fn pool_formula(model: &Model, pool: &super::vllm_pool::Pool, sc: &Scenario, byt
         held.push(format!(
             "{} full × {}",
             pool.full_groups,
-            sc.context.div_ceil(pool.block)
+            group_thousands(sc.context.div_ceil(pool.block) as i64)
         ));
     }
     if pool.sliding_groups > 0 {
         held.push(format!(
             "{} sliding × {} (window {})",
             pool.sliding_groups,
-            pool.sliding_blocks(sc.context),
-            pool.window
+            group_thousands(pool.sliding_blocks(sc.context) as i64),
+            group_thousands(pool.window as i64)
         ));
     }
     if pool.state_groups > 0 {
@@ -195,7 +195,7 @@ fn pool_formula(model: &Model, pool: &super::vllm_pool::Pool, sc: &Scenario, byt
         pool.groups(),
         pool.group_size,
         pool.block,
-        pool.blocks_per_sequence(sc.context),
+        group_thousands(pool.blocks_per_sequence(sc.context) as i64),
         held.join(" + "),
         pool.group_size,
         group_thousands(pool.page_bytes as i64),

@@ -83,9 +83,7 @@ pub fn sliding_held_in_full(model: &Model, sc: &Scenario) -> bool {
     sc.framework == Framework::Vllm
         && full > 0
         && sliding > 0
-        && sc
-            .version()
-            .is_some_and(|v| !release::vllm_hybrid_allocator(v))
+        && sc.version().is_some_and(|v| !release::vllm_hybrid_allocator(v))
 }
 
 /// The layout vLLM gives `model` under `sc`; `None` where it has one kind of layer (one group,
@@ -110,10 +108,7 @@ pub fn pool(model: &Model, sc: &Scenario) -> Option<Pool> {
         *min
     };
     let groups = |n: u64| n.div_ceil(group_size);
-    let padding_layers = counts
-        .iter()
-        .map(|&n| groups(n) * group_size - n)
-        .sum::<u64>();
+    let padding_layers = counts.iter().map(|&n| groups(n) * group_size - n).sum::<u64>();
     let a = &model.arch;
     let token_page = a.kv_elements_per_token_per_layer() as f64 * sc.kv.bytes_per_element();
     let state_page = a
@@ -178,8 +173,10 @@ impl Pool {
     /// (`max_memory_usage_bytes`): the whole `max_model_len` in a full group, the window
     /// plus `in_flight` prefill tokens and one block in a sliding group, one in a state group.
     pub fn logged_blocks_per_request(&self, max_model_len: u64, in_flight: u64) -> u64 {
-        let sliding =
-            (self.window.saturating_sub(1) + in_flight).min(max_model_len).div_ceil(self.block) + 1;
+        let sliding = (self.window.saturating_sub(1) + in_flight)
+            .min(max_model_len)
+            .div_ceil(self.block)
+            + 1;
         self.full_groups * max_model_len.div_ceil(self.block)
             + self.sliding_groups * sliding
             + self.state_groups
@@ -214,7 +211,6 @@ impl Pool {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {

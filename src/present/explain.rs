@@ -298,18 +298,25 @@ fn kv_groups_lines(g: &crate::engine::vllm_pool::PoolCapacity, sc: &Scenario) ->
     let p = &g.pool;
     let mut held = Vec::new();
     if p.full_groups > 0 {
-        let blocks = sc.context.div_ceil(p.block);
+        let blocks = group_thousands(sc.context.div_ceil(p.block) as i64);
         held.push(tr!("explain.kv_groups_full", n = p.full_groups, blocks = blocks));
     }
     if p.sliding_groups > 0 {
         let blocks = p.sliding_blocks(sc.context);
         let window = group_thousands(p.window as i64);
-        held.push(tr!("explain.kv_groups_sliding", n = p.sliding_groups, blocks = blocks, window = window));
+        held.push(tr!(
+            "explain.kv_groups_sliding",
+            n = p.sliding_groups,
+            blocks = blocks,
+            window = window
+        ));
     }
     if p.state_groups > 0 {
         held.push(tr!("explain.kv_groups_state", n = p.state_groups));
     }
-    let version = sc.version().unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
+    let version = sc
+        .version()
+        .unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
     let rule = if crate::engine::release::vllm_logged_tokens_from_concurrency(version) {
         tr!("explain.kv_groups_rule_concurrency")
     } else {
