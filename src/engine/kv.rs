@@ -77,6 +77,23 @@ pub fn card_share(model: &Model, sc: &Scenario) -> f64 {
     }
 }
 
+/// The "GPU KV cache size: N tokens" vLLM logs for `budget` bytes of KV cache on each of the
+/// scenario's cards: its hybrid allocator's figure ([`super::vllm_pool::Pool::capacity`]), or
+/// for a model of one kind the whole blocks of 16 tokens the budget holds.
+pub fn vllm_logged_tokens(model: &Model, sc: &Scenario, budget: f64) -> u64 {
+    let share = card_share(model, sc);
+    match super::vllm_pool::pool(model, sc) {
+        Some(p) => p.capacity(budget, share, sc).logged_tokens,
+        None => {
+            let a = &model.arch;
+            let per_token = (a.attention_layers() * a.kv_elements_per_token_per_layer()) as f64
+                * sc.kv.bytes_per_element()
+                * share;
+            super::serving::kv_pool_tokens(budget, per_token, super::serving::KV_BLOCK_TOKENS)
+        }
+    }
+}
+
 /// A state-space model's state per sequence, over its state-space layers: it does not grow
 /// with the context.
 pub fn state_elements(model: &Model) -> u64 {

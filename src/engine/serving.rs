@@ -8,7 +8,7 @@ use super::gpu::{Gpu, LinkKind};
 use super::scenario::Split;
 
 /// vLLM pages the KV cache in blocks of 16 tokens.
-pub const KV_BLOCK_TOKENS: u64 = 16;
+pub const KV_BLOCK_TOKENS: u64 = super::vllm_pool::KV_BLOCK_TOKENS;
 
 /// The KV budget of one option, in tokens and sequences.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -26,7 +26,9 @@ use super::model::Model;
 use super::release;
 use super::runtime::Framework;
 use super::scenario::Scenario;
-use super::serving::KV_BLOCK_TOKENS;
+
+/// vLLM pages the KV cache in blocks of 16 tokens (`CacheConfig.block_size`'s default).
+pub const KV_BLOCK_TOKENS: u64 = 16;
 
 /// Bytes vLLM keeps a state element in: `mamba_ssm_cache_dtype` "auto", the model's 16-bit
 /// dtype, whatever the KV cache's dtype.
