@@ -9,9 +9,9 @@
 //! - one tensor per layer slot is shared by one layer of every group, so the pool is
 //!   `num_blocks = budget ÷ (page × group_size)` blocks, each group's block table drawing on
 //!   it (`get_kv_cache_config_from_groups`, `get_num_blocks`);
-//! - a sequence holds ⌈context ÷ block⌉ blocks in a full group, about ⌈(window − 1) ÷ block⌉
-//!   + 1 in a sliding group (the manager frees what falls out of the window), one in a state
-//!   group (`single_type_kv_cache_manager.py`);
+//! - a sequence holds ⌈context ÷ block⌉ blocks in a full group, about one more than
+//!   ⌈(window − 1) ÷ block⌉ in a sliding group (the manager frees what falls out of the
+//!   window), one in a state group (`single_type_kv_cache_manager.py`);
 //! - an attention page must hold a state page: the block grows to 16 × ⌈state page ÷ (16 ×
 //!   one token's page)⌉ tokens and the state page is padded to it
 //!   (`HybridAttentionMambaModelConfig`, `vllm/model_executor/models/config.py`);
