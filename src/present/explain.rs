@@ -372,6 +372,9 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         lines.push(tr!(
             "explain.kv_budget",
             tokens = group_thousands(c.kv_capacity_tokens as i64),
+            block = c
+                .kv_groups
+                .map_or(crate::engine::serving::KV_BLOCK_TOKENS, |g| g.pool.block),
             seqs = c.max_concurrent_sequences,
             context = group_thousands(scenario.context as i64),
             batch = scenario.batch,
