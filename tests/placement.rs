@@ -52,7 +52,9 @@ fn llama_cpp(weights: WeightPrecision, context: u64, ram_gb: f64, bandwidth: Opt
     sc.framework = Framework::LlamaCpp;
     vramfit::engine::settle::settle(&mut sc, &Default::default());
     sc.weights = weights;
+    // A context given as a user gives one: `--fit` and Ollama's tiers leave it.
     sc.context = context;
+    sc.card_context_default = false;
     sc.host = Some(Host::new(ram_gb, bandwidth));
     sc
 }
@@ -306,6 +308,9 @@ fn a_4090_and_a_3090_split_by_layer_in_proportion_to_their_memory() {
         "llama.cpp",
         "--gpu",
         "rtx-4090,rtx-3090",
+        // A context given: -c unset, --fit would fill the pair to 1 GiB free.
+        "--context",
+        "4096",
     ]);
     let o = &out["options"][0];
     assert_eq!(out["options"].as_array().unwrap().len(), 1, "a rig is one option");
@@ -330,6 +335,8 @@ fn a_4090_and_a_3090_split_by_layer_in_proportion_to_their_memory() {
         "llama.cpp",
         "--gpu",
         "rtx-4090 + 1x rtx-3090",
+        "--context",
+        "4096",
     ]);
     assert_eq!(again["options"][0]["placement"], o["placement"]);
 }

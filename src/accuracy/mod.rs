@@ -60,6 +60,9 @@ pub enum Compare {
     KvBudget { gpu: String, util: f64 },
     /// Decode tokens/s: must stay under the bandwidth ceiling of this card.
     DecodeCeiling { gpu: String },
+    /// vLLM's logged "GPU KV cache size: N tokens" for the KV memory the run logged per card
+    /// (`kv_bytes`): the token rule alone, budget errors aside.
+    KvTokens { kv_bytes: f64 },
 }
 
 mod setups;
@@ -115,6 +118,11 @@ impl Row {
         matches!(self.compare, Compare::DecodeCeiling { .. })
     }
 
+    /// Compared in tokens, not bytes.
+    pub fn is_tokens(&self) -> bool {
+        matches!(self.compare, Compare::KvTokens { .. })
+    }
+
     /// Memory cases: within tolerance. Decode cases: the measured speed is under the ceiling.
     pub fn passes(&self) -> bool {
         if self.is_decode() {
@@ -162,6 +170,7 @@ fn predict(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compare) -
                 .unwrap_or(0.0);
             g * util - (b.total() - b.get(SegmentKind::KvCache))
         }
+        Compare::KvTokens { kv_bytes } => crate::engine::kv::vllm_logged_tokens(model, sc, *kv_bytes) as f64,
         Compare::DecodeCeiling { gpu } => {
             let Some(i) = catalog.gpu_index(gpu) else {
                 return 0.0;
@@ -206,7 +215,7 @@ fn predict_seed(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compa
                 .unwrap_or(0.0);
             g * util - (b.total() - b.get(SegmentKind::KvCache)) / n
         }
-        Compare::DecodeCeiling { .. } => predict(catalog, model, &seed, compare),
+        Compare::DecodeCeiling { .. } | Compare::KvTokens { .. } => predict(catalog, model, &seed, compare),
         _ => b.total() / n,
     }
 }
@@ -239,7 +248,7 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             .scenario
             .validate()
             .map_err(|e| format!("{}: {e}", case.id))?;
-        let measured = if case.kind == "decode" {
+        let measured = if case.kind == "decode" || case.measured_unit.starts_with("tokens") {
             case.measured_value
         } else {
             case.measured_value * unit_bytes(&case.measured_unit)
@@ -313,6 +322,7 @@ fn compare_label(c: &Compare) -> &'static str {
         Compare::Segment(_) => "segment",
         Compare::KvBudget { .. } => "KV budget",
         Compare::DecodeCeiling { .. } => "decode t/s",
+        Compare::KvTokens { .. } => "KV tokens logged (thousands)",
     }
 }
 
@@ -320,6 +330,8 @@ fn compare_label(c: &Compare) -> &'static str {
 pub fn markdown(rows: &[Row]) -> String {
     use std::fmt::Write as _;
     let gib = |b: f64| b / 1_073_741_824.0;
+    // Token rows read in thousands of tokens, byte rows in GiB.
+    let unit = |r: &Row, v: f64| if r.is_tokens() { v / 1000.0 } else { gib(v) };
     let (cal, seed) = medians(rows);
     let generic = generic_median(rows);
     let mem: Vec<&Row> = rows.iter().filter(|r| !r.is_decode()).collect();
@@ -384,12 +396,12 @@ pub fn markdown(rows: &[Row]) -> String {
                 crate::engine::release::runtime_id(r.framework, r.release),
                 r.confidence,
                 compare_label(&r.compare),
-                gib(r.measured),
-                gib(r.predicted),
+                unit(r, r.measured),
+                unit(r, r.predicted),
                 r.error() * 100.0,
-                gib(r.generic_predicted),
+                unit(r, r.generic_predicted),
                 r.generic_error() * 100.0,
-                gib(r.seed_predicted),
+                unit(r, r.seed_predicted),
                 r.seed_error() * 100.0,
                 r.tolerance * 100.0,
                 if r.passes() { "" } else { " **missed**" },

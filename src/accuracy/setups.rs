@@ -71,6 +71,8 @@ struct Entry {
     compare: String,
     gpu: Option<String>,
     util: Option<f64>,
+    /// The KV memory the run logged per card, GiB (compare = "kv-tokens").
+    kv_gib: Option<f64>,
     tolerance: Option<f64>,
     note: String,
 }
@@ -169,6 +171,12 @@ impl Entry {
                 util: self.util.unwrap_or(0.9),
             },
             "decode-ceiling" => Compare::DecodeCeiling { gpu: gpu()? },
+            "kv-tokens" => Compare::KvTokens {
+                kv_bytes: self
+                    .kv_gib
+                    .ok_or_else(|| format!("{}: compare = \"kv-tokens\" needs kv-gib", self.id))?
+                    * 1_073_741_824.0,
+            },
             other => return Err(format!("{}: unknown compare {other:?}", self.id)),
         })
     }

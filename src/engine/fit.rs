@@ -382,15 +382,30 @@ fn limits_and_pool(
         // A plan that spills into the host keeps its KV where its layers are: the pool is
         // the cells the largest batch allocates, not what the GPUs have left.
         let spills = judge::may_spill(scenario, gpu) && need.per_card > usable;
+        // vLLM's hybrid allocator: the pool in blocks of all groups, its logged token figure.
+        // The judge prices a sequence by the same blocks, so its largest batch is the pool's
+        // sequences.
+        let sc_count = Scenario {
+            cards: count,
+            ..scenario.clone()
+        };
+        let kv_groups = crate::engine::vllm_pool::pool(ctx.model, scenario).map(|p| {
+            p.capacity(
+                budget,
+                crate::engine::kv::card_share(ctx.model, &sc_count),
+                scenario,
+            )
+        });
         Capacity {
-            kv_capacity_tokens: if spills {
-                context * limits.max_batch.unwrap_or(0)
-            } else {
-                kv_pool_tokens(budget, per_token, judge::context_step(scenario))
+            kv_capacity_tokens: match kv_groups {
+                _ if spills => context * limits.max_batch.unwrap_or(0),
+                Some(g) => g.logged_tokens,
+                None => kv_pool_tokens(budget, per_token, judge::context_step(scenario)),
             },
             max_concurrent_sequences: limits.max_batch.unwrap_or(0),
             max_context: limits.max_context.unwrap_or(0),
             max_batch: limits.max_batch.unwrap_or(0),
+            kv_groups,
         }
     });
     (limits, serving)

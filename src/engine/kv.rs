@@ -41,6 +41,15 @@ fn ggml_sliding_cells(model: &Model, sc: &Scenario) -> Option<(u64, bool)> {
 pub fn runtime_cache_bytes(model: &Model, sc: &Scenario) -> f64 {
     let bpe = sc.kv.bytes_per_element();
     let a = &model.arch;
+    if let Some(pool) = super::vllm_pool::pool(model, sc) {
+        return pool.cache_bytes(sc.context, sc.batch);
+    }
+    if super::vllm_pool::sliding_held_in_full(model, sc) {
+        let per_slot = (a.attention_layers() * sc.context) as f64
+            * a.kv_elements_per_token_per_layer() as f64
+            + state_elements(model) as f64;
+        return per_slot * bpe * sc.batch as f64;
+    }
     match ggml_sliding_cells(model, sc) {
         Some((cells, _)) => {
             let sliding = a.sliding_layers().min(a.attention_layers());
@@ -51,6 +60,37 @@ pub fn runtime_cache_bytes(model: &Model, sc: &Scenario) -> f64 {
             per_slot * bpe * sc.batch as f64
         }
         None => kv_cache_bytes(model, bpe, sc.context, sc.batch),
+    }
+}
+
+/// The share of the KV cache one of the scenario's cards holds: tensor parallel splits the
+/// KV heads over the cards (past one head per card they repeat), a layer split the layers.
+pub fn card_share(model: &Model, sc: &Scenario) -> f64 {
+    let a = &model.arch;
+    let n = f64::from(sc.cards.max(1));
+    match sc.split {
+        // Layer split: each card caches only its own layers.
+        super::scenario::Split::Layer => 1.0 / n,
+        // MLA's latent is not split by heads: every tensor-parallel card keeps all of it.
+        super::scenario::Split::Tensor if a.mla.is_some() => 1.0,
+        super::scenario::Split::Tensor => (a.kv_heads as f64 / n).max(1.0) / a.kv_heads as f64,
+    }
+}
+
+/// The "GPU KV cache size: N tokens" vLLM logs for `budget` bytes of KV cache on each of the
+/// scenario's cards: its hybrid allocator's figure ([`super::vllm_pool::Pool::capacity`]), or
+/// for a model of one kind the whole blocks of 16 tokens the budget holds.
+pub fn vllm_logged_tokens(model: &Model, sc: &Scenario, budget: f64) -> u64 {
+    let share = card_share(model, sc);
+    match super::vllm_pool::pool(model, sc) {
+        Some(p) => p.capacity(budget, share, sc).logged_tokens,
+        None => {
+            let a = &model.arch;
+            let per_token = (a.attention_layers() * a.kv_elements_per_token_per_layer()) as f64
+                * sc.kv.bytes_per_element()
+                * share;
+            super::serving::kv_pool_tokens(budget, per_token, super::serving::KV_BLOCK_TOKENS)
+        }
     }
 }
 
@@ -66,6 +106,9 @@ pub fn state_elements(model: &Model) -> u64 {
 pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, bytes: f64) -> String {
     if !super::units::wants_words() {
         return String::new();
+    }
+    if let Some(pool) = super::vllm_pool::pool(model, scenario) {
+        return pool_formula(model, &pool, scenario, bytes);
     }
     let a = &model.arch;
     let per_layer = match &a.mla {
@@ -86,6 +129,11 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
                 if pad { ", padded to 256" } else { "" }
             )
         }
+        Some(_) if super::vllm_pool::sliding_held_in_full(model, scenario) => format!(
+            "{} layers × {} tokens (vLLM before 0.10 holds its sliding layers in full)",
+            a.attention_layers(),
+            group_thousands(scenario.context as i64)
+        ),
         Some(w) if w.window < scenario.context => format!(
             "({} full layers × {} + {} sliding layers × window {})",
             a.attention_layers() - a.sliding_layers().min(a.attention_layers()),
@@ -128,6 +176,52 @@ pub fn kv_formula(model: &Model, bytes_per_element: f64, scenario: &Scenario, by
         "{cached} × {bytes_per_element} B ({}) × batch {} = {}",
         scenario.kv.label(),
         scenario.batch,
+        format_gb(bytes)
+    )
+}
+
+/// The formula of vLLM's hybrid allocator: the groups, the blocks a sequence holds in each,
+/// the bytes of a block.
+fn pool_formula(model: &Model, pool: &super::vllm_pool::Pool, sc: &Scenario, bytes: f64) -> String {
+    let a = &model.arch;
+    let mut held = Vec::new();
+    if pool.full_groups > 0 {
+        held.push(format!(
+            "{} full × {}",
+            pool.full_groups,
+            group_thousands(sc.context.div_ceil(pool.block) as i64)
+        ));
+    }
+    if pool.sliding_groups > 0 {
+        held.push(format!(
+            "{} sliding × {} (window {})",
+            pool.sliding_groups,
+            group_thousands(pool.sliding_blocks(sc.context) as i64),
+            group_thousands(pool.window as i64)
+        ));
+    }
+    if pool.state_groups > 0 {
+        held.push(format!(
+            "{} state × 1 (state {} B padded to the page)",
+            pool.state_groups,
+            group_thousands(pool.state_page_bytes as i64)
+        ));
+    }
+    format!(
+        "vLLM's hybrid allocator: {} groups of {} layers share one pool of {}-token blocks; a sequence holds {} blocks ({}) × {} layers × page {} B ({} tokens × 2 × {} kv heads × {} head_dim × {} B ({})) × batch {} = {}",
+        pool.groups(),
+        pool.group_size,
+        pool.block,
+        group_thousands(pool.blocks_per_sequence(sc.context) as i64),
+        held.join(" + "),
+        pool.group_size,
+        group_thousands(pool.page_bytes as i64),
+        pool.block,
+        a.kv_heads,
+        a.head_dim,
+        sc.kv.bytes_per_element(),
+        sc.kv.label(),
+        sc.batch,
         format_gb(bytes)
     )
 }

@@ -40,6 +40,7 @@ pub mod target;
 pub mod units;
 pub mod verdict;
 pub mod vision;
+pub mod vllm_pool;
 pub mod workload;
 
 pub use breakdown::{Breakdown, Segment, SegmentKind};

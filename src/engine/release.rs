@@ -187,6 +187,36 @@ pub fn vllm_full_and_piecewise(version: Version) -> bool {
     version >= v(0, 11, 0)
 }
 
+/// vLLM V1's hybrid KV-cache allocator: a model with layers of several kinds (full and
+/// sliding attention, attention and state-space) gets one block table per group of layers
+/// drawing on one pool (`vllm/v1/core/kv_cache_utils.py`,
+/// `_get_kv_cache_config_uniform_page_size`, present in 0.10.0, the oldest release read;
+/// merged in the 0.9 series, first release unverified). Before it V1 kept such a model as
+/// full attention only (PR #14097): a sliding layer held the whole context.
+pub fn vllm_hybrid_allocator(version: Version) -> bool {
+    version >= v(0, 10, 0)
+}
+
+/// From 0.18 a group holds as many layers as the most numerous kind when no kind has 1.5
+/// times the layers of another (gpt-oss-20b with an EAGLE drafter: 13 + 13, not 12 + 24);
+/// before, always as many as the least numerous kind.
+pub fn vllm_groups_of_max(version: Version) -> bool {
+    version >= v(0, 18, 0)
+}
+
+/// The logged "GPU KV cache size: N tokens": `num_blocks ÷ groups × block_size` up to 0.20,
+/// `int(max_concurrency × max_model_len)` from 0.21 (`_report_kv_cache_config`).
+pub fn vllm_logged_tokens_from_concurrency(version: Version) -> bool {
+    version >= v(0, 21, 0)
+}
+
+/// Prefill batches a sliding-window group reserves for when vLLM reports its concurrency:
+/// one `max_num_batched_tokens` up to 0.25, `max_in_flight_tokens` (two batches: async
+/// scheduling on by default, one pipeline stage) from 0.26.
+pub fn vllm_in_flight_batches(version: Version) -> u64 {
+    if version >= v(0, 26, 0) { 2 } else { 1 }
+}
+
 // ---- llama.cpp -------------------------------------------------------------------------
 
 /// llama-server's slots: with `-np` unset it runs 4 slots sharing one unified KV cache of

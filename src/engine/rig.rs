@@ -169,6 +169,7 @@ pub fn plan_rig(model: &Model, gpus: &[Gpu], rig: &[(usize, u32)], sc: &Scenario
         max_concurrent_sequences: o.limits.max_batch.unwrap_or(0),
         max_context: o.limits.max_context.unwrap_or(0),
         max_batch: o.limits.max_batch.unwrap_or(0),
+        kv_groups: None,
     });
     // Rented together only when every kind has an offer: the sum of each kind's cheapest.
     let rent = &sc.rent;

@@ -8,7 +8,7 @@ use super::gpu::{Gpu, LinkKind};
 use super::scenario::Split;
 
 /// vLLM pages the KV cache in blocks of 16 tokens.
-pub const KV_BLOCK_TOKENS: u64 = 16;
+pub const KV_BLOCK_TOKENS: u64 = super::vllm_pool::KV_BLOCK_TOKENS;
 
 /// The KV budget of one option, in tokens and sequences.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -24,6 +24,10 @@ pub struct Capacity {
     pub max_context: u64,
     /// Largest batch at the chosen context that the judge fits.
     pub max_batch: u64,
+    /// vLLM's hybrid allocator, for a model with layers of several kinds: its groups and
+    /// blocks, and what its log reports (`kv_capacity_tokens` is then the logged figure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_groups: Option<super::vllm_pool::PoolCapacity>,
 }
 
 /// Tokens whose KV fits in `budget_bytes` (what a card has left after weights,

@@ -293,6 +293,67 @@ fn rent_lines(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> Vec<String>
     lines
 }
 
+/// vLLM's hybrid allocator: its groups, what a sequence holds, what its log reports.
+fn kv_groups_lines(g: &crate::engine::vllm_pool::PoolCapacity, sc: &Scenario) -> Vec<String> {
+    let p = &g.pool;
+    let mut held = Vec::new();
+    if p.full_groups > 0 {
+        let blocks = group_thousands(sc.context.div_ceil(p.block) as i64);
+        held.push(tr!("explain.kv_groups_full", n = p.full_groups, blocks = blocks));
+    }
+    if p.sliding_groups > 0 {
+        let blocks = p.sliding_blocks(sc.context);
+        let window = group_thousands(p.window as i64);
+        held.push(tr!(
+            "explain.kv_groups_sliding",
+            n = p.sliding_groups,
+            blocks = blocks,
+            window = window
+        ));
+    }
+    if p.state_groups > 0 {
+        held.push(tr!("explain.kv_groups_state", n = p.state_groups));
+    }
+    let version = sc
+        .version()
+        .unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
+    let rule = if crate::engine::release::vllm_logged_tokens_from_concurrency(version) {
+        tr!("explain.kv_groups_rule_concurrency")
+    } else {
+        tr!("explain.kv_groups_rule_blocks")
+    };
+    let padding = if p.padding_layers > 0 {
+        tr!("explain.kv_groups_padding", n = p.padding_layers)
+    } else {
+        String::new()
+    };
+    let mut lines = vec![tr!(
+        "explain.kv_groups",
+        groups = p.groups(),
+        size = p.group_size,
+        blocks = group_thousands(g.num_blocks as i64),
+        block = p.block,
+        padding = padding,
+        context = group_thousands(sc.context as i64),
+        per_seq = group_thousands(g.blocks_per_sequence as i64),
+        held = held.join(" + "),
+        seqs = g.sequences,
+        tokens = group_thousands(g.logged_tokens as i64),
+        concurrency = format!("{:.2}", g.logged_concurrency),
+        rule = rule
+    )];
+    if p.state_groups > 0 && p.block > crate::engine::serving::KV_BLOCK_TOKENS {
+        let waste = (p.page_bytes - p.state_page_bytes) / p.page_bytes * 100.0;
+        lines.push(tr!(
+            "explain.kv_groups_state_block",
+            block = group_thousands(p.block as i64),
+            state = group_thousands(p.state_page_bytes as i64),
+            waste = format!("{waste:.1}")
+        ));
+    }
+    lines
+}
+
 /// The split, the KV budget and the decode roofline.
 fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario) -> Vec<String> {
     let n = option.count;
@@ -311,6 +372,9 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         lines.push(tr!(
             "explain.kv_budget",
             tokens = group_thousands(c.kv_capacity_tokens as i64),
+            block = c
+                .kv_groups
+                .map_or(crate::engine::serving::KV_BLOCK_TOKENS, |g| g.pool.block),
             seqs = c.max_concurrent_sequences,
             context = group_thousands(scenario.context as i64),
             batch = scenario.batch,
@@ -321,6 +385,9 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
                 String::new()
             }
         ));
+    }
+    if let Some(g) = option.serving.and_then(|c| c.kv_groups) {
+        lines.extend(kv_groups_lines(&g, scenario));
     }
     if option.serving.is_some()
         && matches!(

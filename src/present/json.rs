@@ -189,6 +189,10 @@ pub struct OptionJson<'a> {
     /// Sequences served at once: what the KV budget holds at the context, or under llama.cpp
     /// and Ollama their fixed slots (the batch: n_parallel, OLLAMA_NUM_PARALLEL).
     pub max_concurrent_sequences: Option<u64>,
+    /// vLLM's hybrid allocator (a model with layers of several kinds): its groups, blocks and
+    /// logged figures; `kv_capacity_tokens` is then its "GPU KV cache size".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_groups: Option<crate::engine::vllm_pool::PoolCapacity>,
     /// The longest context (training: sequence) at the batch that still fits, as the
     /// judge says (`plan --context N` fits, one step more does not).
     pub max_context: Option<u64>,
@@ -335,6 +339,7 @@ pub fn option_json<'a>(
         warning: o.warning(),
         kv_capacity_tokens: o.serving.map(|c| c.kv_capacity_tokens),
         max_concurrent_sequences: o.serving.map(|c| c.max_concurrent_sequences),
+        kv_groups: o.serving.and_then(|c| c.kv_groups),
         max_context: o.limits.max_context,
         max_batch: o.limits.max_batch,
         context_limit_at_model_max: o.limits.context_at_model_max,

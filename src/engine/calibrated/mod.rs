@@ -27,7 +27,7 @@ use super::kv::{kv_cache_bytes, kv_formula};
 use super::model::{Architecture, Model};
 use super::precision::WeightPrecision;
 use super::runtime::Framework;
-use super::scenario::{Scenario, Split};
+use super::scenario::Scenario;
 use super::units::{format_gb, group_thousands};
 use crate::engine::units::words;
 
@@ -106,13 +106,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     );
     // Tensor parallel splits KV heads over the cards; past one head per card they repeat.
     let kv_full = super::kv::runtime_cache_bytes(model, sc);
-    let kv_share = match sc.split {
-        // Layer split: each card caches only its own layers.
-        Split::Layer => 1.0 / n,
-        // MLA's latent is not split by heads: every tensor-parallel card keeps all of it.
-        Split::Tensor if a.mla.is_some() => 1.0,
-        Split::Tensor => (a.kv_heads as f64 / n).max(1.0) / a.kv_heads as f64,
-    };
+    let kv_share = super::kv::card_share(model, sc);
     let kv_bytes = kv_full * kv_share;
     let mut kv_text = kv_formula(model, sc.kv.bytes_per_element(), sc, kv_full);
     if n > 1.0 && super::units::wants_words() {
