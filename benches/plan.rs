@@ -14,8 +14,24 @@ fn bench_plan(c: &mut Criterion) {
     let mut vllm = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
     vllm.framework = vramfit::engine::Framework::Vllm;
     vramfit::engine::settle::settle(&mut vllm, &vramfit::engine::settle::UserSet::default());
+    // llama.cpp's --fit and Ollama's num_ctx tiers give each card its own context.
+    let runtime = |framework| {
+        let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
+        sc.framework = framework;
+        vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+        sc.weights = WeightPrecision::Q4KM;
+        sc
+    };
     let cases = [
         ("plan: 70B BF16 under vLLM, cards grouped by batch defaults", vllm),
+        (
+            "plan: 70B Q4_K_M under llama.cpp, --fit's context per card",
+            runtime(vramfit::engine::Framework::LlamaCpp),
+        ),
+        (
+            "plan: 70B Q4_K_M under Ollama, num_ctx by each card's VRAM",
+            runtime(vramfit::engine::Framework::Ollama),
+        ),
         (
             "plan: 70B FP8 inference, seed rules",
             Scenario::seed_inference(WeightPrecision::Fp8),
