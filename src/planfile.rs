@@ -251,6 +251,7 @@ impl PlanFile {
             },
             // A saved plan keeps its context.
             card_context_default: false,
+            working_context: None,
             // Chosen per card when planned.
             mxfp4_moe: crate::engine::mxfp4::Mxfp4Moe::AsStored,
             vllm_llm_class: match self.vllm_entry.as_deref() {

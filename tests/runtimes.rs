@@ -779,6 +779,17 @@ fn ollama_picks_its_context_from_the_cards_vram_on_every_path() {
     // A context the user gives wins; before 0.15.5 the default is 4,096 everywhere.
     let set = run(&["plan", "--all", "--context", "8192"]);
     assert_eq!(option(&set, "rtx-4090")["context"], 8192);
+    // The cells are allocated; a decode step reads the conversation's 4,096 tokens, as with
+    // --context 4096.
+    let short = run(&["plan", "--all", "--context", "4096"]);
+    assert_eq!(
+        option(&plan, "rtx-4090")["decode_tokens_per_s"],
+        option(&short, "rtx-4090")["decode_tokens_per_s"]
+    );
+    assert_ne!(
+        option(&plan, "rtx-4090")["per_card_bytes"],
+        option(&short, "rtx-4090")["per_card_bytes"]
+    );
     let out = vramfit()
         .args([
             "plan",

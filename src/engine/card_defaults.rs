@@ -62,7 +62,10 @@ pub fn on_card(model: &Model, sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
         on.get_or_insert_with(|| sc.clone()).mxfp4_moe = kernel;
     }
     if let Some(context) = context_on_card(model, on.as_ref().unwrap_or(sc), gpu) {
-        on.get_or_insert_with(|| sc.clone()).context = context;
+        let on = on.get_or_insert_with(|| sc.clone());
+        // The cells allocated; a decode step still reads the conversation's own context.
+        on.working_context = Some(sc.read_context());
+        on.context = context;
     }
     on
 }

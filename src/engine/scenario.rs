@@ -141,6 +141,10 @@ pub struct Scenario {
     /// Whether the context follows the option's cards: Ollama from 0.15.5 picks `num_ctx`
     /// from their VRAM when the user sets none ([`super::card_defaults::on_card`]).
     pub card_context_default: bool,
+    /// The context a conversation uses where the runtime allocates more cells than that on
+    /// the card planned (Ollama's num_ctx tiers, llama.cpp's `--fit`): what a decode step reads
+    /// ([`Scenario::read_context`]); `None`: the context.
+    pub working_context: Option<u64>,
     /// vLLM run through its `LLM` class (offline batches) rather than `vllm serve`: larger
     /// batch defaults (`--vllm-entry llm`).
     pub vllm_llm_class: bool,
@@ -250,6 +254,7 @@ impl Scenario {
             release: None,
             card_batch_defaults: false,
             card_context_default: false,
+            working_context: None,
             vllm_llm_class: false,
             network_gbps: 400.0,
             rent: Rent::default(),
@@ -261,6 +266,12 @@ impl Scenario {
             target: super::target::spec::Target::default(),
             mxfp4_moe: super::mxfp4::Mxfp4Moe::AsStored,
         }
+    }
+
+    /// The tokens of one sequence a decode step reads: the context, or the shorter working
+    /// context where the runtime allocated more cells than the conversation uses.
+    pub fn read_context(&self) -> u64 {
+        self.working_context.map_or(self.context, |w| w.min(self.context))
     }
 
     /// The same workload under the calibrated convention.

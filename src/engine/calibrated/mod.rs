@@ -144,7 +144,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
         overhead(slack, dequant, 0.0, 0.0)
     };
     let (read, read_text) = decode_read_bytes(model, sc, q, u);
-    let kv_read = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
+    let kv_read = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.read_context(), 1);
     Breakdown {
         segments: vec![weights, kv, activations, overhead],
         decode_bytes_per_token: Some(read),
@@ -248,7 +248,7 @@ fn decode_read_bytes(model: &Model, sc: &Scenario, q: f64, u: f64) -> (f64, Stri
     // token).
     let per_param = (q + u - super::images::vision_weight_bytes(model)).max(0.0) / p.total as f64;
     let weights = read_params * per_param;
-    let kv = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.context, 1);
+    let kv = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.read_context(), 1);
     if !super::units::wants_words() {
         return (weights + kv, String::new());
     }
@@ -259,7 +259,7 @@ fn decode_read_bytes(model: &Model, sc: &Scenario, q: f64, u: f64) -> (f64, Stri
             group_thousands(read_params as i64),
             per_param,
             format_gb(weights),
-            group_thousands(sc.context as i64),
+            group_thousands(sc.read_context() as i64),
             format_gb(kv),
             format_gb(weights + kv)
         ),

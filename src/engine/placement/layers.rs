@@ -82,7 +82,7 @@ impl LayerCosts {
             moe_every,
             moe: a.moe.is_some(),
             layer_kv: super::super::kv::runtime_cache_bytes(model, sc) / layers as f64,
-            layer_kv_read: kv_cache_bytes(model, bpe, sc.context, 1) / layers as f64,
+            layer_kv_read: kv_cache_bytes(model, bpe, sc.read_context(), 1) / layers as f64,
             output: (lm_head + final_norm) * per_param,
             embedding: embedding * per_param,
             peaks: llama_cpp_compute_peaks(model, sc),
