@@ -291,10 +291,7 @@ const VLLM_V0_CHUNKED_FROM: u64 = 32_768;
 /// rows (`_dummy_run`, `_dummy_sampler_run`); V0 with chunked prefill off prefilled at least
 /// a whole `max_model_len` and sampled `max_num_seqs` rows.
 pub fn vllm_profile_shape(sc: &Scenario) -> (u64, u64, f64) {
-    let version = sc
-        .version()
-        .unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
-    if crate::engine::release::vllm_v1(version) {
+    if vllm_v1_profile(sc) {
         let tokens = sc.max_batched_tokens;
         (
             tokens,
@@ -311,6 +308,14 @@ pub fn vllm_profile_shape(sc: &Scenario) -> (u64, u64, f64) {
     }
 }
 
+/// Whether `sc`'s vLLM release runs the V1 engine's profile (the newest known without one).
+fn vllm_v1_profile(sc: &Scenario) -> bool {
+    let version = sc
+        .version()
+        .unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
+    crate::engine::release::vllm_v1(version)
+}
+
 /// vLLM sizes its KV cache after a profiling run: a forward pass over its profile's tokens
 /// and a sampler step over its rows (see [`vllm_profile_shape`]), whose peak it keeps free.
 /// V1 runs them one after the other (`profile_run`: `_dummy_run`, then `_dummy_sampler_run`
@@ -324,10 +329,7 @@ fn vllm_profile_peak(model: &Model, sc: &Scenario) -> Segment {
     let per_token = prefill_bytes_per_token(a, tensor_cards(sc));
     let forward = chunk * per_token;
     let sampler = rows as f64 * a.vocab as f64 * per_logit;
-    let v1 = crate::engine::release::vllm_v1(
-        sc.version()
-            .unwrap_or(crate::engine::release::Version::Release(0, 34, 0)),
-    );
+    let v1 = vllm_v1_profile(sc);
     // The hidden states the sampler reads: every token's, whole on each card.
     let hidden = chunk * a.hidden as f64 * ACT;
     let (before, sampled, how) = if !v1 {
@@ -349,29 +351,28 @@ fn vllm_profile_peak(model: &Model, sc: &Scenario) -> Segment {
                 bytes: sampled,
             },
         ],
-        if v1 {
-            words!(
-                "vLLM profiling run: forward over {} tokens × {} B/token = {}, then sampler {} rows × V × {} B = {} beside the {} hidden states = {}; {how}: {} (vLLM keeps this peak free before sizing the KV cache)",
+        {
+            let steps = words!(
+                "vLLM profiling run: forward over {} tokens × {} B/token = {}",
                 group_thousands(chunk as i64),
                 per_token.round(),
-                format_gb(forward),
-                group_thousands(rows as i64),
-                per_logit,
-                format_gb(sampler),
-                group_thousands(chunk as i64),
-                format_gb(hidden + sampler),
-                format_gb(before + sampled),
-            )
-        } else {
-            words!(
-                "vLLM profiling run: forward over {} tokens × {} B/token = {} + sampler {} rows × V × {} B = {} (vLLM keeps this peak free before sizing the KV cache)",
-                group_thousands(chunk as i64),
-                per_token.round(),
-                format_gb(forward),
-                group_thousands(rows as i64),
-                per_logit,
-                format_gb(sampler),
-            )
+                format_gb(forward)
+            );
+            let rows = group_thousands(rows as i64);
+            if v1 {
+                words!(
+                    "{steps}, then sampler {rows} rows × V × {per_logit} B = {} beside the {} hidden states = {}; {how}: {} (vLLM keeps this peak free before sizing the KV cache)",
+                    format_gb(sampler),
+                    group_thousands(chunk as i64),
+                    format_gb(hidden + sampler),
+                    format_gb(before + sampled),
+                )
+            } else {
+                words!(
+                    "{steps} + sampler {rows} rows × V × {per_logit} B = {} (vLLM keeps this peak free before sizing the KV cache)",
+                    format_gb(sampler),
+                )
+            }
         },
     )
 }
