@@ -218,6 +218,10 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     ("devstral-small-2507", 23_572_403_200, 23_572_403_200, 163_840),
     // models.md cross-checks (S11, S14): Magistral Small shares the 24B text shape
     ("magistral-small-2506", 23_572_403_200, 23_572_403_200, 163_840),
+    // The 24B text shape again (Mistral-Small-3.2-24B-Instruct-2506); its Pixtral encoder and
+    // projector (438,958,080: 24 × 16,779,264 + the patch convolution 602,112 and its norm
+    // 1,024 + the projector 35,652,608) are counted apart, as `vision`.
+    ("mistral-small-3.2", 23_572_403_200, 23_572_403_200, 163_840),
     // H and S10: TinyLlama/TinyLlama-1.1B-Chat-v1.0
     ("tinyllama-1.1b", 1_100_048_384, 1_100_048_384, 22_528),
     // Yi.

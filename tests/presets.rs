@@ -98,6 +98,46 @@ fn ollama_then_generic_gives_back_the_context_and_batch() {
     assert_eq!(app.scenario, plan_with(&app, &flags(&[("context", "2048")])));
 }
 
+/// The Release row steps through the releases where the rules change; the plan is the one
+/// `--framework vllm@0.33` gives, the newest is plain `--framework vllm`, and another
+/// framework starts again at its newest.
+#[test]
+fn the_release_row_plans_what_the_framework_at_that_release_plans() {
+    let mut app = fresh_app("default");
+    framework_to(&mut app, Framework::Vllm);
+    assert_eq!(app.scenario.release, None);
+    turn(&mut app, Knob::Release, false);
+    assert_eq!(
+        app.scenario,
+        plan_with(&app, &flags(&[("framework", "vllm@0.33")]))
+    );
+    turn(&mut app, Knob::Release, false);
+    turn(&mut app, Knob::Release, false);
+    assert_eq!(
+        app.scenario,
+        plan_with(&app, &flags(&[("framework", "vllm@0.26")]))
+    );
+    // vLLM 0.26 takes 92 % of the card (0.20 on); 0.34 leaves it unset, 1.0 with its
+    // extensible cache.
+    assert_eq!(app.scenario.gpu_util, 0.92);
+    for _ in 0..20 {
+        turn(&mut app, Knob::Release, true);
+    }
+    assert_eq!(app.scenario, plan_with(&app, &flags(&[("framework", "vllm")])));
+    turn(&mut app, Knob::Release, false);
+    framework_to(&mut app, Framework::LlamaCpp);
+    assert_eq!(app.scenario.release, None);
+    turn(&mut app, Knob::Release, false);
+    turn(&mut app, Knob::Release, false);
+    assert_eq!(
+        app.scenario,
+        plan_with(&app, &flags(&[("framework", "llama.cpp@b7079")]))
+    );
+    // The generic rules have no release: no row.
+    framework_to(&mut app, Framework::Generic);
+    assert!(!app.knobs().contains(&Knob::Release));
+}
+
 #[test]
 fn unsloth_then_generic_gives_back_the_attention_targets() {
     let mut app = fresh_app("default");
@@ -204,6 +244,7 @@ fn presses() -> impl Strategy<Value = Press> {
         Knob::Framework,
         Knob::Framework,
         Knob::Framework,
+        Knob::Release,
         Knob::Weights,
         Knob::Kv,
         Knob::LoraTargets,
@@ -281,7 +322,10 @@ proptest! {
         // The same flags give the same scenario: every value nobody set is plan's default.
         let mut args = flags(&[
             ("method", sc.method.id()),
-            ("framework", sc.framework.id()),
+            (
+                "framework",
+                &vramfit::engine::release::runtime_id(sc.framework, sc.release),
+            ),
             ("cards", &sc.cards.to_string()),
         ]);
         for flag in chosen.keys() {

@@ -385,8 +385,9 @@ fn llama_cpp_sizes_a_sliding_window_cache_as_its_log_shows() {
 }
 
 /// The serving engines' runs in the public set: a KV-budget median within 5 % and every
-/// high-confidence budget within 10 % (issue 27's bar), the weights and KV buffers within 1 %
-/// for all but the runs whose notes say what is missing.
+/// high-confidence budget within 10 % and every weights and KV buffer figure within 1 %
+/// (issue 27's bar). ROCm's "Model loading took" is the device's used memory, not weights:
+/// shown apart, and asked only to stay within 3 %.
 #[test]
 fn the_serving_runs_hold_their_accuracy() {
     let rows = vramfit::accuracy::evaluate(&Catalog::embedded().unwrap()).unwrap();
@@ -407,7 +408,28 @@ fn the_serving_runs_hold_their_accuracy() {
         .unwrap();
     let (within, of) = high.split_once(" of ").unwrap();
     assert_eq!(within, of, "every high-confidence budget within 10 %: {summary}");
-    assert!(number("weights and KV buffers within 1 %:") >= 30.0, "{summary}");
+    let exact = summary
+        .split("weights and KV buffers within 1 %: ")
+        .nth(1)
+        .and_then(|r| {
+            r.split([' ', '.'])
+                .collect::<Vec<_>>()
+                .get(..3)
+                .map(|w| w.to_vec())
+        })
+        .unwrap();
+    assert_eq!(exact[1], "of", "{summary}");
+    assert_eq!(
+        exact[0], exact[2],
+        "every weights and KV figure within 1 %: {summary}"
+    );
+    assert!(number("weights and KV buffers within 1 %:") >= 37.0, "{summary}");
+    for row in rows
+        .iter()
+        .filter(|r| matches!(r.compare, vramfit::accuracy::Compare::DeviceUsed))
+    {
+        assert!(row.error().abs() <= 0.03, "{}: {:+.3}", row.id, row.error());
+    }
 }
 
 /// Explain says which engine rule made the numbers: vLLM's batch values on an H100 (its

@@ -53,6 +53,11 @@ pub enum Compare {
     Total,
     /// Bytes of the loaded weights.
     Weights,
+    /// What vLLM on ROCm logs as "Model loading took": the device's total less its free
+    /// memory across the load (`vllm/platforms/rocm.py`, `get_current_memory_usage`, 0.10
+    /// and 0.11), so the caching allocator's whole segments and the HIP runtime's own memory
+    /// beside the weights; compared with the planned weights, not counted as a weights case.
+    DeviceUsed,
     /// One segment a runtime logs by itself (llama.cpp's KV and compute buffers, vLLM's
     /// activation peak).
     Segment(SegmentKind),
@@ -94,6 +99,8 @@ pub struct Row {
     pub framework: crate::engine::Framework,
     /// The framework's release the run was planned for, where the case names one.
     pub release: Option<crate::engine::release::Version>,
+    /// The engine and version as the source gives them ("vLLM 0.11.0 (V1)", "llama.cpp b3600").
+    pub engine: String,
     pub seed_predicted: f64,
     pub tolerance: f64,
     pub note: String,
@@ -161,7 +168,7 @@ fn predict(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compare) -
         Compare::TorchAllocated => b.total() - part("cuda_context") - part("allocator_fragmentation"),
         Compare::TorchReserved => b.total() - part("cuda_context"),
         Compare::Total => b.total(),
-        Compare::Weights => b.get(SegmentKind::Weights),
+        Compare::Weights | Compare::DeviceUsed => b.get(SegmentKind::Weights),
         Compare::Segment(kind) => b.get(*kind),
         Compare::KvBudget { gpu, util } => {
             let g = catalog
@@ -206,7 +213,7 @@ fn predict_seed(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compa
     let b = breakdown(model, &seed);
     let n = f64::from(sc.cards.max(1));
     match compare {
-        Compare::Weights => b.get(SegmentKind::Weights) / n,
+        Compare::Weights | Compare::DeviceUsed => b.get(SegmentKind::Weights) / n,
         Compare::Segment(kind) => b.get(*kind) / n,
         Compare::KvBudget { gpu, util } => {
             let g = catalog
@@ -234,7 +241,7 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             .iter()
             .find(|s| s.id == case.id)
             .ok_or_else(|| format!("no setup for case {}", case.id))?;
-        let model = if setup.model == "octocoder" {
+        let mut model = if setup.model == "octocoder" {
             octocoder.clone()
         } else if setup.model == "pythia-1.4b" {
             pythia.clone()
@@ -244,6 +251,13 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
                 .cloned()
                 .ok_or_else(|| format!("catalog lacks {}", setup.model))?
         };
+        // The case's count is the model's as published, before a day-of-run override.
+        let model_params_match = case
+            .arch_params
+            .is_none_or(|p| p == model.params().total + model.vision.map_or(0, |v| v.params));
+        if let Some(k) = setup.checkpoint_kv_heads {
+            model.arch.kv_heads = k;
+        }
         setup
             .scenario
             .validate()
@@ -267,13 +281,12 @@ pub fn evaluate(catalog: &Catalog) -> Result<Vec<Row>, String> {
             generic_predicted: predict(catalog, &model, &setup.generic, &setup.compare),
             framework: setup.framework,
             release: setup.release,
+            engine: case.framework.clone().unwrap_or_default(),
             seed_predicted: predict_seed(catalog, &model, &setup.scenario, &setup.compare),
             tolerance: setup.tolerance,
             note: setup.note.clone(),
             // A case's count is the whole checkpoint's: a vision model's encoder included.
-            model_params_match: case
-                .arch_params
-                .is_none_or(|p| p == model.params().total + model.vision.map_or(0, |v| v.params)),
+            model_params_match,
         });
     }
     Ok(rows)
@@ -317,6 +330,7 @@ fn compare_label(c: &Compare) -> &'static str {
         Compare::TorchReserved => "torch reserved",
         Compare::Total => "per-GPU total",
         Compare::Weights => "weights",
+        Compare::DeviceUsed => "device memory after load",
         Compare::Segment(SegmentKind::KvCache) => "KV buffer",
         Compare::Segment(SegmentKind::Activations) => "activations",
         Compare::Segment(_) => "segment",
@@ -347,7 +361,8 @@ pub fn markdown(rows: &[Row]) -> String {
          numbers. Memory in GiB. Error = predicted / measured − 1. The mapping of each run to a scenario\n\
          is in `tests/data/accuracy-setups.toml`: a run that names its framework is planned with that\n\
          framework's preset (`--framework`, at the release the run used: `vllm@0.11`), and the generic\n\
-         column plans the same knobs without it.\n"
+         column plans the same knobs without it. \"Engine as run\" is the engine and version as the source\n\
+         gives them.\n"
     );
     let _ = writeln!(
         s,
@@ -362,16 +377,17 @@ pub fn markdown(rows: &[Row]) -> String {
     s.push_str(&serving_summary(rows));
     let _ = writeln!(
         s,
-        "| case | framework | conf. | compared | measured | preset | error | generic | generic error | quick rules | quick error | accepted | note |"
+        "| case | framework | engine as run | conf. | compared | measured | preset | error | generic | generic error | quick rules | quick error | accepted | note |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         if r.is_decode() {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {:.1} t/s | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % | {} | {} |",
+                "| {} | {} | {} | {} | {} | {:.1} t/s | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % | {} | {} |",
                 r.id,
                 crate::engine::release::runtime_id(r.framework, r.release),
+                r.engine.replace('|', "/"),
                 r.confidence,
                 compare_label(&r.compare),
                 r.measured,
@@ -391,9 +407,10 @@ pub fn markdown(rows: &[Row]) -> String {
         } else {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {:.3} | {:.3} | {:+.1} % | {:.3} | {:+.1} % | {:.2} | {:+.1} % | ±{:.0} %{} | {} |",
+                "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:+.1} % | {:.3} | {:+.1} % | {:.2} | {:+.1} % | ±{:.0} %{} | {} |",
                 r.id,
                 crate::engine::release::runtime_id(r.framework, r.release),
+                r.engine.replace('|', "/"),
                 r.confidence,
                 compare_label(&r.compare),
                 unit(r, r.measured),
@@ -443,8 +460,22 @@ pub fn serving_summary(rows: &[Row]) -> String {
         })
         .collect();
     let exact_within = exact.iter().filter(|r| r.error().abs() <= 0.01).count();
+    // Logs whose "weights" line is the device's used memory (ROCm): shown, not in the tally.
+    let device: Vec<String> = serving
+        .iter()
+        .filter(|r| matches!(r.compare, Compare::DeviceUsed))
+        .map(|r| format!("{} {:+.1} %", r.id, r.error() * 100.0))
+        .collect();
+    let device = if device.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " · device memory after load (ROCm logs used memory, not weights): {}",
+            device.join(", ")
+        )
+    };
     format!(
-        "Serving engines: {} runs · KV budget median |error| **{:.1} %** over {} budgets, high-confidence budgets within 10 %: {high_within} of {} · weights and KV buffers within 1 %: {exact_within} of {}.\n\n",
+        "Serving engines: {} runs · KV budget median |error| **{:.1} %** over {} budgets, high-confidence budgets within 10 %: {high_within} of {} · weights and KV buffers within 1 %: {exact_within} of {}{device}.\n\n",
         serving.len(),
         budget_median * 100.0,
         budgets.len(),

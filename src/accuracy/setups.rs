@@ -33,6 +33,9 @@ pub struct Setup {
     pub tolerance: f64,
     /// What the mapping assumed, or what the engine cannot model.
     pub note: String,
+    /// The checkpoint's config as it stood on the day of the run, where it differed from the
+    /// catalog's (Meta's 405B FP8 said 16 KV heads until August 2024).
+    pub checkpoint_kv_heads: Option<u64>,
 }
 
 /// A case as written: the scenario's keys are the CLI's flag names.
@@ -73,6 +76,8 @@ struct Entry {
     util: Option<f64>,
     /// The KV memory the run logged per card, GiB (compare = "kv-tokens").
     kv_gib: Option<f64>,
+    /// KV heads of the checkpoint's config on the day of the run.
+    checkpoint_kv_heads: Option<u64>,
     tolerance: Option<f64>,
     note: String,
 }
@@ -164,6 +169,7 @@ impl Entry {
             "torch-reserved" => Compare::TorchReserved,
             "total" => Compare::Total,
             "weights" => Compare::Weights,
+            "device-used" => Compare::DeviceUsed,
             "kv-cache" => Compare::Segment(SegmentKind::KvCache),
             "activations" => Compare::Segment(SegmentKind::Activations),
             "kv-budget" => Compare::KvBudget {
@@ -195,6 +201,7 @@ pub fn setups() -> Result<Vec<Setup>, String> {
                 release: e.runtime()?.1,
                 compare: e.compare()?,
                 gpu: e.gpu.clone(),
+                checkpoint_kv_heads: e.checkpoint_kv_heads,
                 tolerance: e.tolerance.unwrap_or(DEFAULT_TOLERANCE),
                 id: e.id,
                 model: e.model,

@@ -129,6 +129,10 @@ pub(super) struct ModelEntry {
     /// `{ params, pixels_per_token, min_tokens, max_tokens }`.
     #[serde(default)]
     pub(super) vision: Option<crate::engine::vision::Vision>,
+    /// The rotary table's layout where it is not one row per position:
+    /// `{ linear_factor, multimodal, local_table, rotary_dim }`.
+    #[serde(default)]
+    pub(super) rope: Option<crate::engine::rope::Rope>,
     #[serde(default)]
     pub(super) norms_per_layer: Option<u64>,
     #[serde(default)]
@@ -143,6 +147,9 @@ pub(super) struct ModelEntry {
     pub(super) sliding_window: Option<SlidingWindow>,
     #[serde(default)]
     pub(super) attention_16bit_in: Option<String>,
+    /// The first and last blocks stay 16-bit whole in that format.
+    #[serde(default)]
+    pub(super) edge_blocks_16bit: Option<bool>,
     #[serde(default)]
     pub(super) moe: Option<Moe>,
     #[serde(default)]
@@ -180,6 +187,7 @@ fn llama_layout() -> Architecture {
         attention_sinks: false,
         sliding_window: None,
         attention_16bit_in: None,
+        edge_blocks_16bit: false,
         moe: None,
         mla: None,
         active_excludes_embedding: false,
@@ -264,6 +272,9 @@ impl ModelEntry {
         if self.mla.is_some() {
             arch.mla = self.mla;
         }
+        if let Some(e) = self.edge_blocks_16bit {
+            arch.edge_blocks_16bit = e;
+        }
         if let Some(f) = &self.attention_16bit_in {
             use crate::engine::choice::Choice;
             match crate::engine::precision::WeightPrecision::from_id(f) {
@@ -322,6 +333,7 @@ impl ModelEntry {
             params_range: None,
             unknown_keys: Vec::new(),
             vision: self.vision.or(base.and_then(|b| b.vision)),
+            rope: self.rope.or(base.map(|b| b.rope)).unwrap_or_default(),
         };
         if let Some(v) = &model.vision
             && let Err(m) = v.check()

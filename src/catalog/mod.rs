@@ -4,6 +4,7 @@
 pub mod checkpoint;
 pub mod families;
 pub mod gguf;
+mod gguf_scan;
 pub mod hf;
 pub mod hfcache;
 pub mod hub;
@@ -24,7 +25,7 @@ pub fn local_models(models_dirs: &[std::path::PathBuf]) -> Vec<crate::engine::Mo
         );
     }
     for dir in models_dirs {
-        for path in gguf::gguf_files(dir, 50) {
+        for path in gguf_scan::gguf_files(dir, 50) {
             if let Ok(mut m) = gguf::gguf_model(&path) {
                 m.family = "On this machine".into();
                 // The file's name tells two quantizations of one model apart.

@@ -31,6 +31,7 @@ pub mod reach;
 pub mod release;
 pub mod renting;
 pub mod rig;
+pub mod rope;
 pub mod runtime;
 pub mod scenario;
 pub mod serving;

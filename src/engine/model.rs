@@ -160,6 +160,28 @@ impl Ssm {
     }
 }
 
+/// How a model's rotary table is laid out, where it differs from one row per configured
+/// position and one column per head dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rope {
+    /// `rope_scaling` of type "linear": the table covers `max_position × factor` rows
+    /// (`linear_scaling_rope.py`, "the maximum length after applying the rope scaling").
+    #[serde(default)]
+    pub linear_factor: Option<f64>,
+    /// M-RoPE (`mrope_section`: Qwen2-VL, Qwen2.5-VL): rows enlarged four times for video
+    /// positions (`mrope.py`, `cache_max_position_num = max_position_embeddings * 4`).
+    #[serde(default)]
+    pub multimodal: bool,
+    /// The sliding layers rotate with their own base (Gemma 3): a second, unscaled table.
+    #[serde(default)]
+    pub local_table: bool,
+    /// Columns when only part of a head rotates (`partial_rotary_factor`); else the head
+    /// width (MLA: the shared rotary key's width).
+    #[serde(default)]
+    pub rotary_dim: Option<u64>,
+}
+
 /// Everything the memory model needs to know about a network's shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Architecture {
@@ -190,6 +212,11 @@ pub struct Architecture {
     /// attention in BF16): the weights in that format count them at 2 bytes.
     #[serde(skip)]
     pub attention_16bit_in: Option<super::precision::WeightPrecision>,
+    /// In that format the first and last blocks stay 16-bit whole, their MLPs too (Meta's
+    /// Llama 3.1 405B FP8: the Llama 3 paper, §6.2, "we do not perform quantization in the
+    /// first and last Transformer layers").
+    #[serde(skip)]
+    pub edge_blocks_16bit: bool,
     pub moe: Option<Moe>,
     pub mla: Option<Mla>,
     /// Count the active parameters without the input embedding (OpenAI's gpt-oss convention).
@@ -399,7 +426,14 @@ impl Architecture {
     /// the published checkpoint in that format keeps them 16-bit.
     pub fn unquantized_params_in(&self, format: Option<super::precision::WeightPrecision>) -> u64 {
         let attention = match (format, self.attention_16bit_in) {
-            (Some(f), Some(kept)) if f == kept => self.attention_layers() * self.attention_params(),
+            (Some(f), Some(kept)) if f == kept => {
+                let edges = if self.edge_blocks_16bit && self.moe.is_none() {
+                    2 * self.mlp_params(self.intermediate)
+                } else {
+                    0
+                };
+                self.attention_layers() * self.attention_params() + edges
+            }
             _ => 0,
         };
         attention + self.unquantized_core()
@@ -499,6 +533,10 @@ pub struct Model {
     /// A vision-language model's image encoder (`None`: text only).
     #[serde(skip)]
     pub vision: Option<super::vision::Vision>,
+    /// Where the rotary position table differs from one row per position, one column per
+    /// head dimension (vLLM holds it on every card: [`super::rope`]).
+    #[serde(skip)]
+    pub rope: Rope,
 }
 
 /// A checkpoint's own weights: its format (the storage type holding most bytes) and bytes.

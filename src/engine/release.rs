@@ -51,6 +51,47 @@ pub fn current(framework: Framework) -> Option<Version> {
     }
 }
 
+/// The releases where a runtime's memory rules change, oldest first and the newest known
+/// last: what the planner's Release row steps through. Each is the first release of a rule in
+/// this file (V0's whole-prefill profile before 0.8, the MXFP4 kernels of 0.10.1 and 0.11,
+/// 0.12's batch caps, 0.18's groups, 0.20's graph estimate and utilization, 0.21's and 0.26's
+/// logged tokens, 0.28's B200 tier, 0.33's GB10, 0.34's extensible cache; SGLang's reserve of
+/// 0.5.3, 0.5.8, 0.5.10 and 0.5.23; Ollama's num_ctx of 0.6.7 and 0.15.5, one slot from
+/// 0.9.7, llama-server from 0.30; llama.cpp's unified slots at b7079 and `--fit` at b7437).
+pub fn rule_releases(framework: Framework) -> Vec<Version> {
+    let b = Version::Build;
+    match framework {
+        Framework::Vllm => [
+            (0, 6, 0),
+            (0, 8, 0),
+            (0, 10, 0),
+            (0, 10, 1),
+            (0, 11, 0),
+            (0, 12, 0),
+            (0, 18, 0),
+            (0, 20, 0),
+            (0, 21, 0),
+            (0, 26, 0),
+            (0, 28, 0),
+            (0, 33, 0),
+            (0, 34, 0),
+        ]
+        .map(|(a, b, c)| v(a, b, c))
+        .to_vec(),
+        Framework::Sglang => vec![v(0, 5, 2), v(0, 5, 3), v(0, 5, 8), v(0, 5, 10), v(0, 5, 23)],
+        Framework::Ollama => vec![
+            v(0, 6, 6),
+            v(0, 6, 7),
+            v(0, 9, 7),
+            v(0, 15, 5),
+            v(0, 30, 0),
+            v(0, 33, 0),
+        ],
+        Framework::LlamaCpp => vec![b(7000), b(7079), b(7437), b(LLAMA_CPP_CURRENT_BUILD)],
+        _ => Vec::new(),
+    }
+}
+
 /// The newest llama.cpp build seen in a published log (b10453, 2026).
 const LLAMA_CPP_CURRENT_BUILD: u32 = 10_453;
 

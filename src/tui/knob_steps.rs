@@ -34,6 +34,25 @@ pub fn next_framework(sc: &mut Scenario, up: bool) {
     let pos = all.iter().position(|f| *f == sc.framework).unwrap_or(0);
     let n = all.len();
     sc.framework = all[if up { (pos + 1) % n } else { (pos + n - 1) % n }];
+    // Another runtime's release means nothing here: the new one starts at its newest.
+    sc.release = None;
+}
+
+/// The next release among those where the framework's rules change; the newest stands for
+/// "the current release" (no release saved), as `--framework vllm` does.
+pub fn next_release(sc: &mut Scenario, up: bool) {
+    let all = crate::engine::release::rule_releases(sc.framework);
+    let (Some(newest), Some(now)) = (all.last().copied(), sc.version()) else {
+        return;
+    };
+    // The list's entry this release follows the rules of (the last at or before it).
+    let pos = all.iter().rposition(|v| *v <= now).unwrap_or(0);
+    let next = if up {
+        all.get(pos + 1).copied().unwrap_or(newest)
+    } else {
+        all[pos.saturating_sub(1)]
+    };
+    sc.release = (next != newest).then_some(next);
 }
 
 /// The next weight format among those valid for the method.

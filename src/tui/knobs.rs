@@ -2,7 +2,7 @@
 //! value text, and how one step turns them (inside the ranges the CLI and plan files use).
 
 pub use super::knob_steps::step;
-use super::knob_steps::{cycle, next_framework, next_method, next_weights};
+use super::knob_steps::{cycle, next_framework, next_method, next_release, next_weights};
 use crate::engine::framework::Setting;
 use crate::engine::rank::SortBy;
 use crate::engine::settle::UserSet;
@@ -40,6 +40,8 @@ pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 
 pub enum Knob {
     Method,
     Framework,
+    /// The framework's release whose rules the plan follows (vLLM 0.11, llama.cpp b7079).
+    Release,
     Weights,
     Kv,
     Context,
@@ -100,6 +102,7 @@ impl Knob {
                 vec![
                     Method,
                     Framework,
+                    Release,
                     Weights,
                     Kv,
                     Context,
@@ -139,7 +142,7 @@ impl Knob {
                     &[]
                 };
                 [
-                    &[Method, Framework, Weights, Context, Images, Batch][..],
+                    &[Method, Framework, Release, Weights, Context, Images, Batch][..],
                     adapter,
                     &[
                         Optimizer,
@@ -182,6 +185,8 @@ impl Knob {
             .into_iter()
             .filter(|k| match k {
                 Knob::Ubatch => sc.framework.is_ggml(),
+                // Only a runtime whose rules change by release has one to pick.
+                Knob::Release => !crate::engine::release::rule_releases(sc.framework).is_empty(),
                 Knob::MaxNumSeqs => sc.framework == Framework::Vllm,
                 // llama.cpp has no prefill chunk of its own: n_ubatch is its step.
                 Knob::MaxBatchedTokens => !sc.framework.is_ggml(),
@@ -205,6 +210,7 @@ impl Knob {
         match self {
             Knob::Method => "method",
             Knob::Framework => "framework",
+            Knob::Release => "release",
             Knob::Weights => "weights",
             Knob::Kv => "kv",
             Knob::Context => "context",
@@ -269,6 +275,7 @@ impl Knob {
                 | Knob::MaxNumSeqs
                 | Knob::Ubatch
                 | Knob::Framework
+                | Knob::Release
                 | Knob::Ram
                 | Knob::RamBandwidth
         )
@@ -313,6 +320,11 @@ impl Knob {
         match self {
             Knob::Method => label("method", sc.method.id(), sc.method.label()),
             Knob::Framework => label("framework", sc.framework.id(), &sc.runtime_label()),
+            Knob::Release => match (sc.release, sc.version()) {
+                (None, Some(v)) => crate::tr!("tui.release_newest", version = v.to_string()),
+                (_, Some(v)) => v.to_string(),
+                (_, None) => String::new(),
+            },
             Knob::Weights => sc.weights.label().into(),
             Knob::Kv => sc.kv.label().into(),
             Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
@@ -406,6 +418,7 @@ impl Knob {
         match self {
             Knob::Method => next_method(sc, up),
             Knob::Framework => next_framework(sc, up),
+            Knob::Release => next_release(sc, up),
             Knob::Weights => next_weights(sc, up),
             Knob::Kv => sc.kv = cycle(sc.kv, up),
             Knob::Context => sc.context = step(CONTEXT_STEPS, sc.context, up),

@@ -214,6 +214,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         params_range: None,
         unknown_keys: Vec::new(),
         vision: None,
+        rope: Default::default(),
     };
     check(&f, &model)?;
     let mut model = model;

@@ -129,6 +129,7 @@ pub(super) fn architecture(
         attention_sinks: family.gpt_oss,
         sliding_window: sliding_window(f, family, layers)?,
         attention_16bit_in: None,
+        edge_blocks_16bit: false,
         // An unknown family's experts are read under every spelling by `generic::refine`.
         moe: if family.model_types.is_empty() {
             None

@@ -99,10 +99,22 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     // vLLM's MXFP4 kernels hold the experts in their own layout (padded, scales twice).
     let (layout, layout_words) = super::mxfp4::layout_bytes(model, sc.mxfp4_moe);
     let weights_total = q + u + layout;
+    // vLLM builds its rotary table on every card while loading: counted as weight.
+    let (rope, rope_words) = if sc.framework == Framework::Vllm {
+        (
+            super::rope::vllm_table_bytes(model),
+            super::rope::vllm_table_words(model),
+        )
+    } else {
+        (0.0, String::new())
+    };
     let weights = Segment::new(
         SegmentKind::Weights,
-        weights_total / n,
-        words!("{}{layout_words}", weights_formula(model, sc, q, u, n)),
+        weights_total / n + rope,
+        words!(
+            "{}{layout_words}{rope_words}",
+            weights_formula(model, sc, q, u, n)
+        ),
     );
     // Tensor parallel splits KV heads over the cards; past one head per card they repeat.
     let kv_full = super::kv::runtime_cache_bytes(model, sc);
@@ -141,7 +153,7 @@ fn inference(model: &Model, sc: &Scenario) -> Breakdown {
     let overhead = if sc.framework == Framework::Vllm {
         vllm::overhead(model, sc, activations.bytes, dequant)
     } else {
-        overhead(slack, dequant, 0.0, 0.0)
+        overhead(card_reserve(sc), slack, dequant, 0.0, 0.0)
     };
     let (read, read_text) = decode_read_bytes(model, sc, q, u);
     let kv_read = kv_cache_bytes(model, sc.kv.bytes_per_element(), sc.read_context(), 1);
@@ -207,7 +219,9 @@ fn weights_formula(model: &Model, sc: &Scenario, q: f64, u: f64, n: f64) -> Stri
         );
     }
     let unq = a.unquantized_params_in(Some(sc.weights)).min(p);
-    let kept = if a.attention_16bit_in == Some(sc.weights) {
+    let kept = if a.attention_16bit_in == Some(sc.weights) && a.edge_blocks_16bit {
+        "embedding/norm/attention/first and last block"
+    } else if a.attention_16bit_in == Some(sc.weights) {
         "embedding/norm/attention"
     } else {
         "embedding/norm"
@@ -297,12 +311,24 @@ pub fn deepspeed_buckets(model: &Model, sc: &Scenario, trainable: f64) -> f64 {
     }
 }
 
-fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment {
+/// What a card keeps aside before anything is placed on it: the CUDA context and its
+/// workspaces, which Ollama reserves as its own minimum per card (`ml/device.go`
+/// `MinimumMemory`, 457 MiB) when it places layers. The breakdown and the layer placement both
+/// read this, so a plan and its split agree.
+pub fn card_reserve(sc: &Scenario) -> f64 {
+    if sc.framework == Framework::Ollama {
+        super::release::ollama_reserve_bytes(false)
+    } else {
+        CUDA_CONTEXT_BYTES
+    }
+}
+
+fn overhead(reserve: f64, dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment {
     let fragmentation = FRAGMENTATION * dynamic;
     let mut parts = vec![
         Part {
             name: "cuda_context",
-            bytes: CUDA_CONTEXT_BYTES,
+            bytes: reserve,
         },
         Part {
             name: "allocator_fragmentation",
@@ -338,9 +364,14 @@ fn overhead(dynamic: f64, dequant: f64, gathered: f64, buckets: f64) -> Segment 
     if !super::units::wants_words() {
         return Segment::from_parts(SegmentKind::Overhead, parts, String::new());
     }
+    let context = if reserve == CUDA_CONTEXT_BYTES {
+        "CUDA context + workspaces"
+    } else {
+        "Ollama's minimum per card (the CUDA context and workspaces, 457 MiB)"
+    };
     let formula = words!(
-        "CUDA context + workspaces {}{slack}{}{}{}",
-        format_gb(CUDA_CONTEXT_BYTES),
+        "{context} {}{slack}{}{}{}",
+        format_gb(reserve),
         if dequant > 0.0 {
             words!(
                 " + dequantization buffer (largest linear in 16-bit) {}",

@@ -224,7 +224,13 @@ pub fn breakdown(model: &Model, sc: &Scenario) -> Breakdown {
         0.0
     };
     let buckets = super::deepspeed_buckets(model, sc, trainable);
-    segments.push(overhead(dynamic, dequant, gathered, buckets));
+    segments.push(overhead(
+        super::CUDA_CONTEXT_BYTES,
+        dynamic,
+        dequant,
+        gathered,
+        buckets,
+    ));
     let mut notes: Vec<String> = paged_note.into_iter().collect();
     if l.mixed && sc.method != Method::Full {
         notes.push("adapters train in fp32 under mixed precision (PEFT's default upcast)".into());

@@ -86,7 +86,7 @@ impl LayerCosts {
             output: (lm_head + final_norm) * per_param,
             embedding: embedding * per_param,
             peaks: llama_cpp_compute_peaks(model, sc),
-            card_overhead: super::super::calibrated::CUDA_CONTEXT_BYTES,
+            card_overhead: super::super::calibrated::card_reserve(sc),
             hidden: h,
         }
     }
