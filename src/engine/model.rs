@@ -112,6 +112,16 @@ pub struct Ssm {
     /// Such a mixer's state per sequence per layer (elements), likewise.
     #[serde(default)]
     pub mixer_state: Option<u64>,
+    /// Layers that are a lone MLP, neither mixer nor attention (Nemotron-H's `-` in
+    /// `hybrid_override_pattern`). With any, every sublayer is a layer of its own: the
+    /// attention layers have no MLP either, and the MLPs are these.
+    #[serde(default)]
+    pub mlp_only_layers: u64,
+    /// Mixers the published checkpoint in `attention_16bit_in`'s format keeps in 16-bit with
+    /// the attention: NVIDIA's Nemotron-H recipe keeps each Mamba layer that feeds an
+    /// attention layer.
+    #[serde(default)]
+    pub kept_16bit: u64,
 }
 
 impl Ssm {
@@ -327,12 +337,14 @@ impl Architecture {
 
     /// Layers that attend (the others are state-space mixers).
     pub fn attention_layers(&self) -> u64 {
-        self.layers - self.ssm.map_or(0, |s| s.layers.min(self.layers))
+        let other = self.ssm.map_or(0, |s| s.layers.saturating_add(s.mlp_only_layers));
+        self.layers - other.min(self.layers)
     }
 
     /// Layers with a feed-forward block (a Mamba's layers have none).
     fn mlp_layers(&self) -> u64 {
         match self.ssm {
+            Some(s) if s.mlp_only_layers > 0 => s.mlp_only_layers,
             Some(s) if !s.mlp => self.attention_layers(),
             _ => self.layers,
         }
@@ -399,7 +411,12 @@ impl Architecture {
     /// the published checkpoint in that format keeps them 16-bit.
     pub fn unquantized_params_in(&self, format: Option<super::precision::WeightPrecision>) -> u64 {
         let attention = match (format, self.attention_16bit_in) {
-            (Some(f), Some(kept)) if f == kept => self.attention_layers() * self.attention_params(),
+            (Some(f), Some(kept)) if f == kept => {
+                self.attention_layers() * self.attention_params()
+                    + self
+                        .ssm
+                        .map_or(0, |s| s.kept_16bit.min(s.layers) * s.params(self.hidden))
+            }
             _ => 0,
         };
         attention + self.unquantized_core()
@@ -597,6 +614,13 @@ impl Architecture {
         }
         if let Some(s) = &self.ssm {
             in_range("ssm_layers", s.layers, 0, self.layers)?;
+            in_range(
+                "ssm_mlp_only_layers",
+                s.mlp_only_layers,
+                0,
+                self.layers - s.layers,
+            )?;
+            in_range("ssm_kept_16bit", s.kept_16bit, 0, s.layers)?;
             in_range("ssm_inner", s.inner, 1, 1 << 20)?;
             in_range("ssm_state", s.state, 1, 1 << 16)?;
             in_range("ssm_conv_kernel", s.conv_kernel, 1, 1 << 10)?;

@@ -70,12 +70,14 @@ pub struct PoolCapacity {
     pub logged_tokens: u64,
 }
 
-/// The layers of each kind: full attention, sliding-window attention, state-space.
+/// The layers of each kind: full attention, sliding-window attention, state-space (a
+/// Nemotron-H's lone MLP layers hold no cache and are none of them).
 fn kinds(model: &Model) -> [u64; 3] {
     let a = &model.arch;
     let attention = a.attention_layers();
     let sliding = a.sliding_layers().min(attention);
-    [attention - sliding, sliding, a.layers - attention]
+    let state = a.ssm.map_or(0, |s| s.layers.min(a.layers));
+    [attention - sliding, sliding, state]
 }
 
 /// vLLM before its hybrid allocator: a model with sliding and full attention layers is kept
@@ -343,6 +345,8 @@ mod tests {
             inner_norms: false,
             mixer_params: None,
             mixer_state: None,
+            mlp_only_layers: 0,
+            kept_16bit: 0,
         });
         let sc = vllm((0, 34), 4096);
         let p = pool(&m, &sc).unwrap();
@@ -356,5 +360,35 @@ mod tests {
         assert_eq!((c.num_blocks, c.sequences), (462, 42));
         // Logged (0.34): a request reserves 8 + 3 = 11 blocks; 462 ÷ 11 × 4,096 = 172,032.
         assert_eq!(c.logged_tokens, 172_032);
+    }
+
+    /// NVIDIA Nemotron 3 Nano 4B (Nemotron-H) as vLLM 0.13 served its FP8 checkpoint with an
+    /// FP8 KV cache (guardkit/guardkit docs/reviews/graphiti-nemotron/run_2.md). 42 layers: 21
+    /// Mamba 2, 4 attention and 17 lone MLPs, which hold no cache. A state is 3 × (7,680 + 2 ×
+    /// 8 × 128) conv + 96 × 80 × 128 SSM = 1,012,224 elements × 2 B = 2,024,448 B; a token's
+    /// FP8 page 2 × 8 × 128 × 1 B = 2,048 B, so the block is 16 × ⌈2,024,448 ÷ 32,768⌉ = 992
+    /// (the log's "Setting attention block size to 992 tokens") and the page 2,031,616 B
+    /// ("Padding mamba page size by 0.35%"). Groups of 4: 1 attention, ⌈21 ÷ 4⌉ = 6 state, 3
+    /// empty slots ("Add 3 padding layers"). 11.15 GiB ÷ (4 × 2,031,616) = 1,473 blocks; the
+    /// log's tokens 1,473 ÷ 7 × 992 = 208,320 and concurrency 1,473 ÷ (⌈8,192 ÷ 992⌉ + 6 =
+    /// 15) = 98.2.
+    #[test]
+    fn nemotron_h_pool_is_the_logged_one() {
+        let m = model("nemotron-3-nano-4b");
+        let mut sc = vllm((0, 13), 8192);
+        sc.kv = KvPrecision::Fp8;
+        sc.max_batched_tokens = 2048;
+        let p = pool(&m, &sc).unwrap();
+        assert_eq!(p.state_page_bytes, 2_024_448.0);
+        assert_eq!((p.block, p.page_bytes), (992, 2_031_616.0));
+        assert_eq!((p.group_size, p.full_groups, p.state_groups), (4, 1, 6));
+        assert_eq!((p.sliding_groups, p.padding_layers), (0, 3));
+        let c = p.capacity(11.15 * 1_073_741_824.0, 1.0, &sc);
+        assert_eq!(
+            (c.num_blocks, c.blocks_per_sequence, c.sequences),
+            (1_473, 15, 98)
+        );
+        assert_eq!(c.logged_tokens, 208_320);
+        assert!((c.logged_concurrency - 98.2).abs() < 1e-12);
     }
 }

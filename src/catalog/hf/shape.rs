@@ -184,6 +184,8 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 inner_norms: false,
                 mixer_params: None,
                 mixer_state: None,
+                mlp_only_layers: 0,
+                kept_16bit: 0,
             })
         }
         StateSpace::Jamba => {
@@ -209,6 +211,8 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 inner_norms: true,
                 mixer_params: None,
                 mixer_state: None,
+                mlp_only_layers: 0,
+                kept_16bit: 0,
             })
         }
     })
