@@ -623,6 +623,14 @@ fn nemotron_h_reads_its_layer_pattern() {
     let catalog = Catalog::embedded().unwrap();
     let entry = catalog.model("nemotron-3-nano-4b").unwrap();
     assert_eq!(m.params(), entry.params());
+    // vLLM keeps the recurrent state in the config's mamba_ssm_cache_dtype.
+    assert_eq!(s.ssm_state_bytes, 0);
+    let f32 = config.replace(
+        "\"rms_norm_eps\"",
+        "\"mamba_ssm_cache_dtype\": \"float32\", \"rms_norm_eps\"",
+    );
+    let m32 = hf::from_str("config.json", &f32, "nemotron-h").unwrap();
+    assert_eq!(m32.arch.ssm.unwrap().ssm_state_bytes, 4);
     let short = config.replace("MMM-M-M-\"", "MMM-M-M\"");
     let e = hf::from_str("config.json", &short, "nemotron-h").unwrap_err();
     assert!(e.to_string().contains("42 layers of M (Mamba 2)"), "{e}");

@@ -122,6 +122,11 @@ pub struct Ssm {
     /// attention layer.
     #[serde(default)]
     pub kept_16bit: u64,
+    /// Bytes an element of the recurrent (SSM) state takes where the checkpoint names its
+    /// dtype (Nemotron-H's `mamba_ssm_cache_dtype`: 4 for float32); 0 = the model's 16 bits,
+    /// as the conv state always is.
+    #[serde(default)]
+    pub ssm_state_bytes: u64,
 }
 
 impl Ssm {
@@ -167,6 +172,15 @@ impl Ssm {
             return s;
         }
         self.conv_channels() * self.conv_kernel.saturating_sub(1) + self.inner * self.state
+    }
+
+    /// Of those, the recurrent state's (none for a mixer stated by its own count).
+    pub fn recurrent_elements(&self) -> u64 {
+        if self.mixer_state.is_some() {
+            0
+        } else {
+            self.inner * self.state
+        }
     }
 }
 
@@ -621,6 +635,7 @@ impl Architecture {
                 self.layers - s.layers,
             )?;
             in_range("ssm_kept_16bit", s.kept_16bit, 0, s.layers)?;
+            in_range("ssm_state_bytes", s.ssm_state_bytes, 0, 4)?;
             in_range("ssm_inner", s.inner, 1, 1 << 20)?;
             in_range("ssm_state", s.state, 1, 1 << 16)?;
             in_range("ssm_conv_kernel", s.conv_kernel, 1, 1 << 10)?;

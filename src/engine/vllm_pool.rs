@@ -22,7 +22,7 @@
 
 use serde::Serialize;
 
-use super::model::Model;
+use super::model::{Model, Ssm};
 use super::release;
 use super::runtime::Framework;
 use super::scenario::Scenario;
@@ -30,8 +30,8 @@ use super::scenario::Scenario;
 /// vLLM pages the KV cache in blocks of 16 tokens (`CacheConfig.block_size`'s default).
 pub const KV_BLOCK_TOKENS: u64 = 16;
 
-/// Bytes vLLM keeps a state element in: `mamba_ssm_cache_dtype` "auto", the model's 16-bit
-/// dtype, whatever the KV cache's dtype.
+/// Bytes vLLM keeps a state element in: the conv state always, and the recurrent state with
+/// `mamba_ssm_cache_dtype` "auto", in the model's 16-bit dtype, whatever the KV cache's dtype.
 pub const STATE_BYTES_PER_ELEMENT: f64 = 2.0;
 
 /// How vLLM lays out the KV cache of a model with layers of several kinds.
@@ -115,10 +115,7 @@ pub fn pool(model: &Model, sc: &Scenario) -> Option<Pool> {
     let padding_layers = counts.iter().map(|&n| groups(n) * group_size - n).sum::<u64>();
     let a = &model.arch;
     let token_page = a.kv_elements_per_token_per_layer() as f64 * sc.kv.bytes_per_element();
-    let state_page = a
-        .ssm
-        .filter(|_| counts[2] > 0)
-        .map_or(0.0, |s| s.state_elements() as f64 * STATE_BYTES_PER_ELEMENT);
+    let state_page = a.ssm.filter(|_| counts[2] > 0).map_or(0.0, |s| state_bytes(&s));
     let block = state_block(state_page, token_page);
     Some(Pool {
         block,
@@ -131,6 +128,19 @@ pub fn pool(model: &Model, sc: &Scenario) -> Option<Pool> {
         page_bytes: block as f64 * token_page,
         state_page_bytes: state_page,
     })
+}
+
+/// One state-space layer's state as vLLM keeps it (`MambaStateDtypeCalculator`,
+/// `model_executor/layers/mamba/mamba_utils.py`): the conv state in the model's 16-bit dtype
+/// whatever the KV cache's, the recurrent state in `mamba_ssm_cache_dtype` (Nemotron-H: its
+/// config's, `NemotronHForCausalLMConfig`), else the same 16 bits.
+pub fn state_bytes(s: &Ssm) -> f64 {
+    let recurrent = s.recurrent_elements();
+    let ssm_bytes = match s.ssm_state_bytes {
+        0 => STATE_BYTES_PER_ELEMENT,
+        b => b as f64,
+    };
+    (s.state_elements() - recurrent) as f64 * STATE_BYTES_PER_ELEMENT + recurrent as f64 * ssm_bytes
 }
 
 /// The attention block that makes a page hold one state: 16 × ⌈state ÷ (16 × one token's
@@ -220,7 +230,6 @@ impl Pool {
 mod tests {
     use super::*;
     use crate::catalog::Catalog;
-    use crate::engine::model::Ssm;
     use crate::engine::precision::KvPrecision;
     use crate::engine::release::Version;
     use crate::engine::scenario::Convention;
@@ -347,6 +356,7 @@ mod tests {
             mixer_state: None,
             mlp_only_layers: 0,
             kept_16bit: 0,
+            ssm_state_bytes: 0,
         });
         let sc = vllm((0, 34), 4096);
         let p = pool(&m, &sc).unwrap();
@@ -390,5 +400,29 @@ mod tests {
         );
         assert_eq!(c.logged_tokens, 208_320);
         assert!((c.logged_concurrency - 98.2).abs() < 1e-12);
+    }
+
+    /// A recurrent state kept in float32 (a Nemotron-H config's `mamba_ssm_cache_dtype`, or
+    /// `--mamba-ssm-cache-dtype float32`), with Nemotron 3 Nano 30B-A3B's mixers (64 heads ×
+    /// 64, 8 groups, d_state 128) and its 2 KV heads × 128 in FP8: the conv state 3 × (4,096 +
+    /// 2 × 8 × 128) × 2 B = 36,864 B stays 16-bit, the SSM state 4,096 × 128 × 4 B =
+    /// 2,097,152 B; 2,134,016 ÷ (16 × 512 B) = 260.5, so 16 × 261 = 4,176-token blocks and a
+    /// page of 2,138,112 B, 0.19 % of padding: the "Setting attention block size to 4176
+    /// tokens" and "Padding mamba page size by 0.19%" a vLLM 0.19 start log of
+    /// Nemotron-Cascade-2-30B-A3B (NVFP4, the same mixers) prints with those settings.
+    #[test]
+    fn a_float32_recurrent_state_doubles_its_share_of_the_page() {
+        let mut m = model("nemotron-3-nano-4b");
+        m.arch.kv_heads = 2;
+        let s = m.arch.ssm.as_mut().unwrap();
+        (s.inner, s.heads, s.ssm_state_bytes) = (4096, 64, 4);
+        let mut sc = vllm((0, 19), 8192);
+        sc.kv = KvPrecision::Fp8;
+        let p = pool(&m, &sc).unwrap();
+        assert_eq!(p.state_page_bytes, 36_864.0 + 2_097_152.0);
+        assert_eq!((p.block, p.page_bytes), (4_176, 2_138_112.0));
+        // The same mixers in 16 bits: 36,864 + 1,048,576 B, 16 × 133 = 2,128-token blocks.
+        m.arch.ssm.as_mut().unwrap().ssm_state_bytes = 0;
+        assert_eq!(pool(&m, &sc).unwrap().block, 2_128);
     }
 }

@@ -211,6 +211,7 @@ fn stated(params: u64, state: u64) -> Ssm {
         mixer_state: Some(state),
         mlp_only_layers: 0,
         kept_16bit: 0,
+        ssm_state_bytes: 0,
     }
 }
 
@@ -272,6 +273,7 @@ fn mixer_readings(f: &Fields, arch: &Architecture, name: &str) -> Result<Vec<Ssm
                 mixer_state: None,
                 mlp_only_layers: 0,
                 kept_16bit: 0,
+                ssm_state_bytes: 0,
             },
         ));
     }

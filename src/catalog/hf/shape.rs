@@ -186,6 +186,7 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 mixer_state: None,
                 mlp_only_layers: 0,
                 kept_16bit: 0,
+                ssm_state_bytes: 0,
             })
         }
         StateSpace::NemotronH => Some(nemotron_h(f, layers)?),
@@ -214,6 +215,7 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 mixer_state: None,
                 mlp_only_layers: 0,
                 kept_16bit: 0,
+                ssm_state_bytes: 0,
             })
         }
     })
@@ -254,6 +256,11 @@ fn nemotron_h(f: &Fields, layers: u64) -> Result<Ssm, FileError> {
         mixer_state: None,
         mlp_only_layers: mlp,
         kept_16bit: 0,
+        // vLLM keeps the recurrent state in the config's `mamba_ssm_cache_dtype`.
+        ssm_state_bytes: match f.str("mamba_ssm_cache_dtype") {
+            Some("float32") => 4,
+            _ => 0,
+        },
     })
 }
 
