@@ -133,7 +133,8 @@ pub fn pool(model: &Model, sc: &Scenario) -> Option<Pool> {
 /// One state-space layer's state as vLLM keeps it (`MambaStateDtypeCalculator`,
 /// `model_executor/layers/mamba/mamba_utils.py`): the conv state in the model's 16-bit dtype
 /// whatever the KV cache's, the recurrent state in `mamba_ssm_cache_dtype` (Nemotron-H: its
-/// config's, `NemotronHForCausalLMConfig`), else the same 16 bits.
+/// config's, `NemotronHForCausalLMConfig`), else the same 16 bits. Checked against a 0.13 and
+/// a 0.19 start log (the tests below).
 pub fn state_bytes(s: &Ssm) -> f64 {
     let recurrent = s.recurrent_elements();
     let ssm_bytes = match s.ssm_state_bytes {

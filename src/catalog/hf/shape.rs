@@ -256,7 +256,8 @@ fn nemotron_h(f: &Fields, layers: u64) -> Result<Ssm, FileError> {
         mixer_state: None,
         mlp_only_layers: mlp,
         kept_16bit: 0,
-        // vLLM keeps the recurrent state in the config's `mamba_ssm_cache_dtype`.
+        // vLLM keeps the recurrent state in the config's `mamba_ssm_cache_dtype`; a config
+        // without one is held at 16 bits here (vLLM's default for it changed across releases).
         ssm_state_bytes: match f.str("mamba_ssm_cache_dtype") {
             Some("float32") => 4,
             _ => 0,
