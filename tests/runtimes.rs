@@ -880,7 +880,8 @@ fn llama_cpp_fit_fills_each_card_with_context() {
 
 /// Issue 27's hybrid in NVIDIA's FP8 checkpoint: ModelOpt keeps the attention and the Mamba
 /// layer feeding each attention layer in BF16 (the catalog's `attention_16bit_in` and
-/// `kept_16bit`). Of Nemotron 3 Nano 4B's 3,973,556,832 parameters, 822,083,584 of embeddings
+/// `kept_16bit`; "the mamba in/out_proj at [11,16,23,31]" in modular/modular's nemotron_h
+/// `weight_adapters.py`). Of Nemotron 3 Nano 4B's 3,973,556,832 parameters, 822,083,584 of embeddings
 /// and lm_head, 43 × 3,136 of norms, 4 × 38,535,168 of attention and 4 × 79,033,632 of Mamba 2
 /// mixers stay 16-bit (1,292,493,632); the other 2,681,063,200 take a byte each: 5,266,050,464
 /// B = 4.9044 GiB against vLLM 0.13's "Model loading took 4.9054 GiB" (guardkit/guardkit
