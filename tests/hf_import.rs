@@ -594,3 +594,47 @@ fn mamba_and_jamba_count_their_mixers_and_keep_a_state_not_a_kv_cache() {
         ((4 * 2 * 8 * 128 * 8192 + jamba_state) * 2) as f64
     );
 }
+
+/// NVIDIA Nemotron 3 Nano 4B's config.json fields (nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16, as
+/// the catalog entry quotes them): `nemotron_h` reads `hybrid_override_pattern`, one
+/// character a layer, into 21 Mamba 2 mixers, 4 attention layers and 17 lone MLPs, the same
+/// shape and count as the catalog's entry (3,973,556,832); a pattern that does not spell
+/// every layer is refused at its key.
+#[test]
+fn nemotron_h_reads_its_layer_pattern() {
+    let config = r#"{"architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h",
+ "hidden_size": 3136, "intermediate_size": 12544, "num_hidden_layers": 42,
+ "hybrid_override_pattern": "M-M-M-MM-M-M*-M-M*-M-M-M*-M-M-MM*-MMM-M-M-",
+ "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "attention_bias": false,
+ "mamba_num_heads": 96, "mamba_head_dim": 80, "ssm_state_size": 128, "n_groups": 8,
+ "conv_kernel": 4, "use_conv_bias": true, "use_bias": false, "mlp_bias": false,
+ "mlp_hidden_act": "relu2", "vocab_size": 131072, "tie_word_embeddings": false,
+ "max_position_embeddings": 262144, "rms_norm_eps": 1e-05}"#;
+    let m = hf::from_str("config.json", config, "nemotron-h").unwrap();
+    assert_eq!(m.params().total, 3_973_556_832);
+    assert_eq!(m.arch.attention_layers(), 4);
+    assert_eq!(m.kv_bytes_per_token(2.0), 16_384.0);
+    let s = m.arch.ssm.unwrap();
+    assert_eq!(
+        (s.layers, s.mlp_only_layers, s.inner, s.heads),
+        (21, 17, 7680, 96)
+    );
+    assert!(m.unknown_keys.is_empty(), "{:?}", m.unknown_keys);
+    let catalog = Catalog::embedded().unwrap();
+    let entry = catalog.model("nemotron-3-nano-4b").unwrap();
+    assert_eq!(m.params(), entry.params());
+    // NoPE attention: no rotary table, as the catalog says.
+    assert!(m.rope.nope);
+    assert_eq!(m.rope, entry.rope);
+    // vLLM keeps the recurrent state in the config's mamba_ssm_cache_dtype.
+    assert_eq!(s.ssm_state_bytes, 0);
+    let f32 = config.replace(
+        "\"rms_norm_eps\"",
+        "\"mamba_ssm_cache_dtype\": \"float32\", \"rms_norm_eps\"",
+    );
+    let m32 = hf::from_str("config.json", &f32, "nemotron-h").unwrap();
+    assert_eq!(m32.arch.ssm.unwrap().ssm_state_bytes, 4);
+    let short = config.replace("MMM-M-M-\"", "MMM-M-M\"");
+    let e = hf::from_str("config.json", &short, "nemotron-h").unwrap_err();
+    assert!(e.to_string().contains("42 layers of M (Mamba 2)"), "{e}");
+}

@@ -349,6 +349,11 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     // Hub's totals add an 871,932,416-parameter vision encoder to each (models.toml).
     ("llama-4-scout", 107_769_861_120, 17_172_894_720, 196_608),
     ("llama-4-maverick", 400_711_848_960, 17_184_691_200, 196_608),
+    // Computed from nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16's config.json (21 Mamba 2 mixers of
+    // 79,033,632, 4 attention layers of 38,535,168, 17 ReLU² MLPs of 78,675,968, embeddings
+    // and an untied lm_head of 411,041,792 each, 43 norms of 3,136); llama-server's n_params
+    // for the checkpoint says the same. KV only on the 4 attention layers.
+    ("nemotron-3-nano-4b", 3_973_556_832, 3_973_556_832, 16_384),
 ];
 
 /// Seed 003 section 02: exact sizes and the KV bytes per token of section 03.

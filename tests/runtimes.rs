@@ -899,3 +899,27 @@ fn llama_cpp_fit_fills_each_card_with_context() {
     let old: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(old["options"][0]["context"], 4096);
 }
+
+/// Issue 27's hybrid in NVIDIA's FP8 checkpoint: ModelOpt keeps the attention and the Mamba
+/// layer feeding each attention layer in BF16 (the catalog's `attention_16bit_in` and
+/// `kept_16bit`; "the mamba in/out_proj at [11,16,23,31]" in modular/modular's nemotron_h
+/// `weight_adapters.py`). Of Nemotron 3 Nano 4B's 3,973,556,832 parameters, 822,083,584 of embeddings
+/// and lm_head, 43 × 3,136 of norms, 4 × 38,535,168 of attention and 4 × 79,033,632 of Mamba 2
+/// mixers stay 16-bit (1,292,493,632); the other 2,681,063,200 take a byte each: 5,266,050,464
+/// B = 4.9044 GiB against vLLM 0.13's "Model loading took 4.9054 GiB" (guardkit/guardkit
+/// docs/reviews/graphiti-nemotron/run_2.md).
+#[test]
+fn nemotron_h_fp8_keeps_the_attention_and_its_feeding_mixers_16bit() {
+    let m = model("nemotron-3-nano-4b");
+    assert_eq!(
+        m.arch.unquantized_params_in(Some(WeightPrecision::Fp8)),
+        1_292_493_632
+    );
+    assert_eq!(m.arch.unquantized_params_in(None), 822_083_584 + 134_848);
+    let mut sc = vllm("0.13", 8192, 256, 2048, 1);
+    sc.weights = WeightPrecision::Fp8;
+    let b = breakdown(&m, &sc);
+    let w = b.segment(vramfit::engine::SegmentKind::Weights).unwrap();
+    assert!((w.bytes / 5_266_050_464.0 - 1.0).abs() < 1e-4, "{}", w.bytes);
+    assert!((w.bytes / (4.9054 * GIB) - 1.0).abs() < 0.001, "{}", w.bytes);
+}

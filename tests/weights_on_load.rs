@@ -97,3 +97,30 @@ fn ollama_keeps_the_image_encoder_16_bit() {
     let logged = 11.5 * 1024.0 * MIB + 11.9 * 1024.0 * MIB + 680.0 * MIB;
     assert!((planned / logged - 1.0).abs() < 0.01);
 }
+
+/// A config.json says how its rotary table is laid out as the catalog does: Gemma 3 4B's
+/// text_config (linear factor 8 and a local base), Qwen2.5-VL's M-RoPE, a partial rotary
+/// width (Phi-4-mini's 0.75 of 128).
+#[test]
+fn an_imported_config_lays_out_its_rotary_table_as_the_catalog_does() {
+    use vramfit::catalog::hf;
+    let gemma = r#"{"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+ "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34,
+ "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208,
+ "max_position_embeddings": 131072, "sliding_window": 1024, "rope_local_base_freq": 10000.0,
+ "rope_scaling": {"factor": 8.0, "rope_type": "linear"}}}"#;
+    let m = hf::from_str("config.json", gemma, "gemma-3-4b").unwrap();
+    assert_eq!(m.rope, model("gemma-3-4b").rope);
+    assert_eq!(vramfit::engine::rope::vllm_table_bytes(&m), 576.0 * MIB);
+    let qwen_vl = r#"{"model_type": "qwen2_5_vl", "hidden_size": 3584, "intermediate_size": 18944,
+ "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+ "vocab_size": 152064, "max_position_embeddings": 128000,
+ "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}"#;
+    let m = hf::from_str("config.json", qwen_vl, "qwen2.5-vl").unwrap();
+    assert_eq!(m.rope, model("qwen2.5-vl-7b").rope);
+    let partial = r#"{"model_type": "phi3", "hidden_size": 3072, "intermediate_size": 8192,
+ "num_hidden_layers": 32, "num_attention_heads": 24, "num_key_value_heads": 8, "head_dim": 128,
+ "vocab_size": 200064, "max_position_embeddings": 131072, "partial_rotary_factor": 0.75}"#;
+    let m = hf::from_str("config.json", partial, "phi-4-mini").unwrap();
+    assert_eq!(m.rope.rotary_dim, Some(96));
+}

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::engine::gpu::{Gpu, Offer};
-use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow};
+use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow, Ssm};
 use crate::engine::slice::MigProfile;
 
 /// One catalog file: any of the three arrays may be present.
@@ -154,6 +154,9 @@ pub(super) struct ModelEntry {
     pub(super) moe: Option<Moe>,
     #[serde(default)]
     pub(super) mla: Option<Mla>,
+    /// State-space layers (a Mamba, or a hybrid's mixers), as the engine's `Ssm` writes them.
+    #[serde(default)]
+    pub(super) ssm: Option<Ssm>,
     #[serde(default)]
     pub(super) active_excludes_embedding: Option<bool>,
     #[serde(default)]
@@ -274,6 +277,9 @@ impl ModelEntry {
         }
         if let Some(e) = self.edge_blocks_16bit {
             arch.edge_blocks_16bit = e;
+        }
+        if self.ssm.is_some() {
+            arch.ssm = self.ssm;
         }
         if let Some(f) = &self.attention_16bit_in {
             use crate::engine::choice::Choice;

@@ -70,6 +70,9 @@ pub enum StateSpace {
     /// Jamba: attention every `attn_layer_period` layers (from `attn_layer_offset`), Mamba-1
     /// mixers (`mamba_*` keys, with dt/B/C norms) elsewhere, an MLP or MoE in every layer.
     Jamba,
+    /// Nemotron-H: each layer one sublayer, as `hybrid_override_pattern` writes them (`M` a
+    /// Mamba 2 mixer of `mamba_num_heads` × `mamba_head_dim`, `*` attention, `-` an MLP).
+    NemotronH,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -357,6 +360,13 @@ pub const FAMILIES: &[Family] = &[
     Family {
         state_space: StateSpace::Jamba,
         ..like_llama(&["jamba"], "models/jamba/modeling_jamba.py")
+    },
+    // Nemotron-H: one RMSNorm a layer, a two-matrix ReLU² MLP, an untied lm_head.
+    Family {
+        norms_per_layer: NormsPerLayer::Fixed(1),
+        mlp: MlpKind::Plain,
+        state_space: StateSpace::NemotronH,
+        ..like_llama(&["nemotron_h"], "models/nemotron_h/modeling_nemotron_h.py")
     },
     // StableLM 2: LayerNorms, q/k/v biased when `use_qkv_bias`, per-head q/k LayerNorms
     // (weights only) when `qk_layernorm`.

@@ -37,6 +37,7 @@ pub mod scenario;
 pub mod serving;
 pub mod settle;
 pub mod slice;
+pub mod ssm;
 pub mod target;
 pub mod units;
 pub mod verdict;

@@ -73,92 +73,7 @@ pub struct SlidingWindow {
     pub global_every: u64,
 }
 
-/// State-space (Mamba) layers: a fixed-size state per sequence instead of a KV cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Ssm {
-    /// Layers that are state-space mixers instead of attention (all of a Mamba; the rest of
-    /// a hybrid's).
-    pub layers: u64,
-    /// Inner width (expand × hidden).
-    pub inner: u64,
-    /// State size per channel (d_state).
-    pub state: u64,
-    pub conv_kernel: u64,
-    /// Mamba 1's time-step rank (x_proj and dt_proj); 0 for Mamba 2.
-    #[serde(default)]
-    pub dt_rank: u64,
-    /// Mamba 2: heads (a dt, A and D each) and groups of B and C; 0 for Mamba 1.
-    #[serde(default)]
-    pub heads: u64,
-    #[serde(default)]
-    pub groups: u64,
-    /// The state-space layers also have an MLP (hybrids such as Jamba; a Mamba has none).
-    #[serde(default)]
-    pub mlp: bool,
-    /// Biases on the in and out projections, and on the convolution.
-    #[serde(default)]
-    pub proj_bias: bool,
-    #[serde(default)]
-    pub conv_bias: bool,
-    /// Jamba's RMSNorms on dt, B and C inside the mixer.
-    #[serde(default)]
-    pub inner_norms: bool,
-    /// A mixer that is not a Mamba (a short convolution, a linear attention) read from an
-    /// unknown family's config: its parameters per layer, counted where it was read, since
-    /// the Mamba formulas above do not describe it.
-    #[serde(default)]
-    pub mixer_params: Option<u64>,
-    /// Such a mixer's state per sequence per layer (elements), likewise.
-    #[serde(default)]
-    pub mixer_state: Option<u64>,
-}
-
-impl Ssm {
-    /// Channels the convolution runs over (Mamba 2 convolves B and C too).
-    pub fn conv_channels(&self) -> u64 {
-        self.inner + 2 * self.groups * self.state
-    }
-
-    /// Parameters of one state-space mixer.
-    pub fn params(&self, hidden: u64) -> u64 {
-        narrow(self.params_wide(hidden))
-    }
-
-    /// The same count in 128 bits: with every field in its validated range it cannot
-    /// overflow, so the shape check can bound the real formula.
-    fn params_wide(&self, hidden: u64) -> u128 {
-        let w = u128::from;
-        if let Some(p) = self.mixer_params {
-            return w(p);
-        }
-        let (h, di, ds) = (w(hidden), w(self.inner), w(self.state));
-        let (dt_rank, heads, groups) = (w(self.dt_rank), w(self.heads), w(self.groups));
-        let bias = |n: u128| if self.proj_bias { n } else { 0 };
-        let channels = di + 2 * groups * ds;
-        let conv = channels * w(self.conv_kernel) + if self.conv_bias { channels } else { 0 };
-        if self.heads == 0 {
-            // Mamba 1: in_proj (x and z), conv, x_proj (dt, B, C), dt_proj, A_log, D, out_proj.
-            let x_proj = di * (dt_rank + 2 * ds);
-            let dt_proj = dt_rank * di + di;
-            let norms = if self.inner_norms { dt_rank + 2 * ds } else { 0 };
-            h * 2 * di + bias(2 * di) + conv + x_proj + dt_proj + di * ds + di + di * h + bias(h) + norms
-        } else {
-            // Mamba 2: in_proj (z, x, B, C, dt), conv, dt_bias, A_log, D, the gated norm, out_proj.
-            let in_proj = 2 * di + 2 * groups * ds + heads;
-            h * in_proj + bias(in_proj) + conv + 3 * heads + di + di * h + bias(h)
-        }
-    }
-
-    /// State elements one sequence keeps per layer: the convolution's last kernel − 1 inputs
-    /// and the recurrent state.
-    pub fn state_elements(&self) -> u64 {
-        if let Some(s) = self.mixer_state {
-            return s;
-        }
-        self.conv_channels() * self.conv_kernel.saturating_sub(1) + self.inner * self.state
-    }
-}
+pub use super::ssm::Ssm;
 
 /// How a model's rotary table is laid out, where it differs from one row per configured
 /// position and one column per head dimension.
@@ -180,6 +95,10 @@ pub struct Rope {
     /// width (MLA: the shared rotary key's width).
     #[serde(default)]
     pub rotary_dim: Option<u64>,
+    /// No rotary positions at all (NoPE: Nemotron-H's and Jamba's attention layers, whose
+    /// state-space layers carry the order).
+    #[serde(default)]
+    pub nope: bool,
 }
 
 /// Everything the memory model needs to know about a network's shape.
@@ -249,11 +168,7 @@ pub struct ParamCount {
     pub active: u64,
 }
 
-/// A count from [`Architecture::param_count_wide`] as u64: exact for every validated shape
-/// (under [`MAX_PARAMS`]); saturated for one that was never validated, never wrapped.
-fn narrow(v: u128) -> u64 {
-    u64::try_from(v).unwrap_or(u64::MAX)
-}
+use super::units::narrow;
 
 impl Architecture {
     pub fn norm_params(&self) -> u64 {
@@ -354,12 +269,14 @@ impl Architecture {
 
     /// Layers that attend (the others are state-space mixers).
     pub fn attention_layers(&self) -> u64 {
-        self.layers - self.ssm.map_or(0, |s| s.layers.min(self.layers))
+        let other = self.ssm.map_or(0, |s| s.layers.saturating_add(s.mlp_only_layers));
+        self.layers - other.min(self.layers)
     }
 
     /// Layers with a feed-forward block (a Mamba's layers have none).
     fn mlp_layers(&self) -> u64 {
         match self.ssm {
+            Some(s) if s.mlp_only_layers > 0 => s.mlp_only_layers,
             Some(s) if !s.mlp => self.attention_layers(),
             _ => self.layers,
         }
@@ -432,7 +349,10 @@ impl Architecture {
                 } else {
                     0
                 };
-                self.attention_layers() * self.attention_params() + edges
+                let mixers = self
+                    .ssm
+                    .map_or(0, |s| s.kept_16bit.min(s.layers) * s.params(self.hidden));
+                self.attention_layers() * self.attention_params() + edges + mixers
             }
             _ => 0,
         };
@@ -635,6 +555,14 @@ impl Architecture {
         }
         if let Some(s) = &self.ssm {
             in_range("ssm_layers", s.layers, 0, self.layers)?;
+            in_range(
+                "ssm_mlp_only_layers",
+                s.mlp_only_layers,
+                0,
+                self.layers - s.layers,
+            )?;
+            in_range("ssm_kept_16bit", s.kept_16bit, 0, s.layers)?;
+            in_range("ssm_state_bytes", s.ssm_state_bytes, 0, 4)?;
             in_range("ssm_inner", s.inner, 1, 1 << 20)?;
             in_range("ssm_state", s.state, 1, 1 << 16)?;
             in_range("ssm_conv_kernel", s.conv_kernel, 1, 1 << 10)?;

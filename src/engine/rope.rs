@@ -16,10 +16,11 @@ use super::units::{format_gb, group_thousands, words};
 const ENTRY_BYTES: f64 = 2.0;
 
 /// The table's rows and columns, all tables together; `None` for a model without rotary
-/// positions (learned absolute positions, a state-space model with no attention).
+/// positions (learned absolute positions, NoPE attention, a state-space model with no
+/// attention).
 pub fn table_shape(model: &Model) -> Option<(u64, u64)> {
     let a = &model.arch;
-    if a.position_embeddings > 0 || a.attention_layers() == 0 {
+    if model.rope.nope || a.position_embeddings > 0 || a.attention_layers() == 0 {
         return None;
     }
     let rope = model.rope;
@@ -117,6 +118,8 @@ mod tests {
 
     #[test]
     fn no_table_without_rotary_positions() {
+        // Nemotron-H's attention takes no positions (NoPE).
+        assert_eq!(vllm_table_bytes(&model("nemotron-3-nano-4b")), 0.0);
         let mut m = model("llama-3.1-8b");
         m.arch.position_embeddings = 1024;
         assert_eq!(vllm_table_bytes(&m), 0.0);

@@ -134,6 +134,12 @@ pub fn plain_number(v: f64) -> String {
     }
 }
 
+/// A parameter count computed wide (u128) as u64: exact for every validated shape (under
+/// the model's `MAX_PARAMS`); saturated for one that was never validated, never wrapped.
+pub fn narrow(v: u128) -> u64 {
+    u64::try_from(v).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,7 +22,7 @@
 
 use serde::Serialize;
 
-use super::model::Model;
+use super::model::{Model, Ssm};
 use super::release;
 use super::runtime::Framework;
 use super::scenario::Scenario;
@@ -30,8 +30,8 @@ use super::scenario::Scenario;
 /// vLLM pages the KV cache in blocks of 16 tokens (`CacheConfig.block_size`'s default).
 pub const KV_BLOCK_TOKENS: u64 = 16;
 
-/// Bytes vLLM keeps a state element in: `mamba_ssm_cache_dtype` "auto", the model's 16-bit
-/// dtype, whatever the KV cache's dtype.
+/// Bytes vLLM keeps a state element in: the conv state always, and the recurrent state with
+/// `mamba_ssm_cache_dtype` "auto", in the model's 16-bit dtype, whatever the KV cache's dtype.
 pub const STATE_BYTES_PER_ELEMENT: f64 = 2.0;
 
 /// How vLLM lays out the KV cache of a model with layers of several kinds.
@@ -70,12 +70,14 @@ pub struct PoolCapacity {
     pub logged_tokens: u64,
 }
 
-/// The layers of each kind: full attention, sliding-window attention, state-space.
+/// The layers of each kind: full attention, sliding-window attention, state-space (a
+/// Nemotron-H's lone MLP layers hold no cache and are none of them).
 fn kinds(model: &Model) -> [u64; 3] {
     let a = &model.arch;
     let attention = a.attention_layers();
     let sliding = a.sliding_layers().min(attention);
-    [attention - sliding, sliding, a.layers - attention]
+    let state = a.ssm.map_or(0, |s| s.layers.min(a.layers));
+    [attention - sliding, sliding, state]
 }
 
 /// vLLM before its hybrid allocator: a model with sliding and full attention layers is kept
@@ -113,10 +115,7 @@ pub fn pool(model: &Model, sc: &Scenario) -> Option<Pool> {
     let padding_layers = counts.iter().map(|&n| groups(n) * group_size - n).sum::<u64>();
     let a = &model.arch;
     let token_page = a.kv_elements_per_token_per_layer() as f64 * sc.kv.bytes_per_element();
-    let state_page = a
-        .ssm
-        .filter(|_| counts[2] > 0)
-        .map_or(0.0, |s| s.state_elements() as f64 * STATE_BYTES_PER_ELEMENT);
+    let state_page = a.ssm.filter(|_| counts[2] > 0).map_or(0.0, |s| state_bytes(&s));
     let block = state_block(state_page, token_page);
     Some(Pool {
         block,
@@ -129,6 +128,20 @@ pub fn pool(model: &Model, sc: &Scenario) -> Option<Pool> {
         page_bytes: block as f64 * token_page,
         state_page_bytes: state_page,
     })
+}
+
+/// One state-space layer's state as vLLM keeps it (`MambaStateDtypeCalculator`,
+/// `model_executor/layers/mamba/mamba_utils.py`): the conv state in the model's 16-bit dtype
+/// whatever the KV cache's, the recurrent state in `mamba_ssm_cache_dtype` (Nemotron-H: its
+/// config's, `NemotronHForCausalLMConfig`), else the same 16 bits. Checked against a 0.13 and
+/// a 0.19 start log (the tests below).
+pub fn state_bytes(s: &Ssm) -> f64 {
+    let recurrent = s.recurrent_elements();
+    let ssm_bytes = match s.ssm_state_bytes {
+        0 => STATE_BYTES_PER_ELEMENT,
+        b => b as f64,
+    };
+    (s.state_elements() - recurrent) as f64 * STATE_BYTES_PER_ELEMENT + recurrent as f64 * ssm_bytes
 }
 
 /// The attention block that makes a page hold one state: 16 × ⌈state ÷ (16 × one token's
@@ -218,7 +231,6 @@ impl Pool {
 mod tests {
     use super::*;
     use crate::catalog::Catalog;
-    use crate::engine::model::Ssm;
     use crate::engine::precision::KvPrecision;
     use crate::engine::release::Version;
     use crate::engine::scenario::Convention;
@@ -343,6 +355,9 @@ mod tests {
             inner_norms: false,
             mixer_params: None,
             mixer_state: None,
+            mlp_only_layers: 0,
+            kept_16bit: 0,
+            ssm_state_bytes: 0,
         });
         let sc = vllm((0, 34), 4096);
         let p = pool(&m, &sc).unwrap();
@@ -356,5 +371,59 @@ mod tests {
         assert_eq!((c.num_blocks, c.sequences), (462, 42));
         // Logged (0.34): a request reserves 8 + 3 = 11 blocks; 462 ÷ 11 × 4,096 = 172,032.
         assert_eq!(c.logged_tokens, 172_032);
+    }
+
+    /// NVIDIA Nemotron 3 Nano 4B (Nemotron-H) as vLLM 0.13 served its FP8 checkpoint with an
+    /// FP8 KV cache (guardkit/guardkit docs/reviews/graphiti-nemotron/run_2.md). 42 layers: 21
+    /// Mamba 2, 4 attention and 17 lone MLPs, which hold no cache. A state is 3 × (7,680 + 2 ×
+    /// 8 × 128) conv + 96 × 80 × 128 SSM = 1,012,224 elements × 2 B = 2,024,448 B; a token's
+    /// FP8 page 2 × 8 × 128 × 1 B = 2,048 B, so the block is 16 × ⌈2,024,448 ÷ 32,768⌉ = 992
+    /// (the log's "Setting attention block size to 992 tokens") and the page 2,031,616 B
+    /// ("Padding mamba page size by 0.35%"). Groups of 4: 1 attention, ⌈21 ÷ 4⌉ = 6 state, 3
+    /// empty slots ("Add 3 padding layers"). 11.15 GiB ÷ (4 × 2,031,616) = 1,473 blocks; the
+    /// log's tokens 1,473 ÷ 7 × 992 = 208,320 and concurrency 1,473 ÷ (⌈8,192 ÷ 992⌉ + 6 =
+    /// 15) = 98.2.
+    #[test]
+    fn nemotron_h_pool_is_the_logged_one() {
+        let m = model("nemotron-3-nano-4b");
+        let mut sc = vllm((0, 13), 8192);
+        sc.kv = KvPrecision::Fp8;
+        sc.max_batched_tokens = 2048;
+        let p = pool(&m, &sc).unwrap();
+        assert_eq!(p.state_page_bytes, 2_024_448.0);
+        assert_eq!((p.block, p.page_bytes), (992, 2_031_616.0));
+        assert_eq!((p.group_size, p.full_groups, p.state_groups), (4, 1, 6));
+        assert_eq!((p.sliding_groups, p.padding_layers), (0, 3));
+        let c = p.capacity(11.15 * 1_073_741_824.0, 1.0, &sc);
+        assert_eq!(
+            (c.num_blocks, c.blocks_per_sequence, c.sequences),
+            (1_473, 15, 98)
+        );
+        assert_eq!(c.logged_tokens, 208_320);
+        assert!((c.logged_concurrency - 98.2).abs() < 1e-12);
+    }
+
+    /// A recurrent state kept in float32 (a Nemotron-H config's `mamba_ssm_cache_dtype`, or
+    /// `--mamba-ssm-cache-dtype float32`), with Nemotron 3 Nano 30B-A3B's mixers (64 heads ×
+    /// 64, 8 groups, d_state 128) and its 2 KV heads × 128 in FP8: the conv state 3 × (4,096 +
+    /// 2 × 8 × 128) × 2 B = 36,864 B stays 16-bit, the SSM state 4,096 × 128 × 4 B =
+    /// 2,097,152 B; 2,134,016 ÷ (16 × 512 B) = 260.5, so 16 × 261 = 4,176-token blocks and a
+    /// page of 2,138,112 B, 0.19 % of padding: the "Setting attention block size to 4176
+    /// tokens" and "Padding mamba page size by 0.19%" a vLLM 0.19 start log of
+    /// Nemotron-Cascade-2-30B-A3B (NVFP4, the same mixers) prints with those settings.
+    #[test]
+    fn a_float32_recurrent_state_doubles_its_share_of_the_page() {
+        let mut m = model("nemotron-3-nano-4b");
+        m.arch.kv_heads = 2;
+        let s = m.arch.ssm.as_mut().unwrap();
+        (s.inner, s.heads, s.ssm_state_bytes) = (4096, 64, 4);
+        let mut sc = vllm((0, 19), 8192);
+        sc.kv = KvPrecision::Fp8;
+        let p = pool(&m, &sc).unwrap();
+        assert_eq!(p.state_page_bytes, 36_864.0 + 2_097_152.0);
+        assert_eq!((p.block, p.page_bytes), (4_176, 2_138_112.0));
+        // The same mixers in 16 bits: 36,864 + 1,048,576 B, 16 × 133 = 2,128-token blocks.
+        m.arch.ssm.as_mut().unwrap().ssm_state_bytes = 0;
+        assert_eq!(pool(&m, &sc).unwrap().block, 2_128);
     }
 }

@@ -209,6 +209,9 @@ fn stated(params: u64, state: u64) -> Ssm {
         inner_norms: false,
         mixer_params: Some(params),
         mixer_state: Some(state),
+        mlp_only_layers: 0,
+        kept_16bit: 0,
+        ssm_state_bytes: 0,
     }
 }
 
@@ -268,6 +271,9 @@ fn mixer_readings(f: &Fields, arch: &Architecture, name: &str) -> Result<Vec<Ssm
                 inner_norms: false,
                 mixer_params: None,
                 mixer_state: None,
+                mlp_only_layers: 0,
+                kept_16bit: 0,
+                ssm_state_bytes: 0,
             },
         ));
     }

@@ -214,7 +214,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         params_range: None,
         unknown_keys: Vec::new(),
         vision: None,
-        rope: Default::default(),
+        rope: rope_of(map, &root_map, &model_type),
     };
     check(&f, &model)?;
     let mut model = model;
@@ -230,6 +230,34 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         attach_structure_bound(&mut model, open);
     }
     Ok(model)
+}
+
+/// How the rotary table differs from one row per position (vLLM builds it on every card):
+/// linear scaling, M-RoPE, Gemma 3's local table, a partial rotary width, or none at all.
+fn rope_of(
+    text: &serde_json::Map<String, Value>,
+    root: &serde_json::Map<String, Value>,
+    model_type: &str,
+) -> crate::engine::model::Rope {
+    let get = |k: &str| text.get(k).or_else(|| root.get(k));
+    let scaling = get("rope_scaling").or_else(|| get("rope_parameters"));
+    let kind = scaling
+        .and_then(|r| r.get("rope_type").or_else(|| r.get("type")))
+        .and_then(Value::as_str);
+    let factor = scaling.and_then(|r| r.get("factor")).and_then(Value::as_f64);
+    let head_dim = get("head_dim").and_then(Value::as_u64);
+    let partial = get("partial_rotary_factor").and_then(Value::as_f64);
+    crate::engine::model::Rope {
+        linear_factor: factor.filter(|f| kind == Some("linear") && *f > 1.0 && *f <= 1024.0),
+        multimodal: scaling.is_some_and(|r| r.get("mrope_section").is_some()),
+        local_table: get("rope_local_base_freq").is_some(),
+        rotary_dim: head_dim
+            .zip(partial.filter(|p| *p > 0.0 && *p < 1.0))
+            .map(|(h, p)| (h as f64 * p) as u64),
+        // Nemotron-H and Jamba attend without positions; Granite 4.0-H says so in its config.
+        nope: matches!(model_type, "nemotron_h" | "jamba")
+            || get("position_embedding_type").and_then(Value::as_str) == Some("nope"),
+    }
 }
 
 /// An unknown family's structure is read from generic fields; what the config does not

@@ -75,7 +75,7 @@ pub(super) fn architecture(
             ));
         }
     };
-    let intermediate = if let Some(s) = ssm.filter(|s| !s.mlp) {
+    let intermediate = if let Some(s) = ssm.filter(|s| !s.mlp && s.mlp_only_layers == 0) {
         // No MLP anywhere; the inner width stands in for the shape checks.
         s.inner
     } else if family.ffn_hidden_size {
@@ -185,8 +185,12 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 inner_norms: false,
                 mixer_params: None,
                 mixer_state: None,
+                mlp_only_layers: 0,
+                kept_16bit: 0,
+                ssm_state_bytes: 0,
             })
         }
+        StateSpace::NemotronH => Some(nemotron_h(f, layers)?),
         StateSpace::Jamba => {
             let period = f.u64_opt(&["attn_layer_period"])?.unwrap_or(8).max(1);
             let offset = f.u64_opt(&["attn_layer_offset"])?.unwrap_or(4);
@@ -210,8 +214,55 @@ fn state_space(f: &Fields, family: &Family, hidden: u64, layers: u64) -> Result<
                 inner_norms: true,
                 mixer_params: None,
                 mixer_state: None,
+                mlp_only_layers: 0,
+                kept_16bit: 0,
+                ssm_state_bytes: 0,
             })
         }
+    })
+}
+
+/// Nemotron-H's mixers, read from `hybrid_override_pattern`: one character a layer, `M` a Mamba
+/// 2 mixer, `*` attention, `-` an MLP (`E`, a MoE layer, is not read).
+fn nemotron_h(f: &Fields, layers: u64) -> Result<Ssm, FileError> {
+    let key = "hybrid_override_pattern";
+    let pattern = f.str(key).ok_or_else(|| {
+        f.error_at(
+            key,
+            "a Nemotron-H config needs its hybrid_override_pattern".into(),
+        )
+    })?;
+    let count = |c: char| pattern.chars().filter(|&p| p == c).count() as u64;
+    let (mamba, attention, mlp) = (count('M'), count('*'), count('-'));
+    if mamba + attention + mlp != layers || pattern.chars().count() as u64 != layers {
+        return Err(f.error_at(
+            key,
+            format!("{pattern:?}: {layers} layers of M (Mamba 2), * (attention) or - (MLP) expected"),
+        ));
+    }
+    let heads = f.u64(&["mamba_num_heads"])?;
+    Ok(Ssm {
+        layers: mamba,
+        inner: heads.saturating_mul(f.u64(&["mamba_head_dim"])?),
+        state: f.u64(&["ssm_state_size"])?,
+        conv_kernel: f.u64_opt(&["conv_kernel"])?.unwrap_or(4),
+        dt_rank: 0,
+        heads,
+        groups: f.u64_opt(&["n_groups"])?.unwrap_or(1),
+        mlp: false,
+        proj_bias: f.bool("use_bias").unwrap_or(false),
+        conv_bias: f.bool("use_conv_bias").unwrap_or(true),
+        inner_norms: false,
+        mixer_params: None,
+        mixer_state: None,
+        mlp_only_layers: mlp,
+        kept_16bit: 0,
+        // vLLM keeps the recurrent state in the config's `mamba_ssm_cache_dtype`; a config
+        // without one is held at 16 bits here (vLLM's default for it changed across releases).
+        ssm_state_bytes: match f.str("mamba_ssm_cache_dtype") {
+            Some("float32") => 4,
+            _ => 0,
+        },
     })
 }
 
