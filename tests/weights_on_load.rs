@@ -124,3 +124,20 @@ fn an_imported_config_lays_out_its_rotary_table_as_the_catalog_does() {
     let m = hf::from_str("config.json", partial, "phi-4-mini").unwrap();
     assert_eq!(m.rope.rotary_dim, Some(96));
 }
+
+/// Ollama keeps 457 MiB aside on each card before placing layers (`ml/device.go`
+/// `MinimumMemory`); the plan's overhead and the layer placement read the same figure, so a
+/// split never counts a card's room one way and its total another.
+#[test]
+fn ollama_keeps_its_minimum_on_each_card_in_the_plan_and_the_split() {
+    use vramfit::engine::placement::layers::LayerCosts;
+    let m = model("llama-3.1-8b");
+    let sc = scenario("ollama", WeightPrecision::Q4KM, 2);
+    let b = breakdown(&m, &sc);
+    let reserve = b.segment(SegmentKind::Overhead).unwrap().part("cuda_context");
+    assert_eq!(reserve, 457.0 * MIB);
+    assert_eq!(LayerCosts::of(&m, &sc).card_overhead, reserve);
+    // Other runtimes keep the CUDA context's 0.5 GB.
+    let generic = scenario("", WeightPrecision::Q4KM, 2);
+    assert_eq!(LayerCosts::of(&m, &generic).card_overhead, 0.5e9);
+}
