@@ -27,7 +27,7 @@ pub struct PlanArgs {
     /// Context length (inference) or sequence length (training) in tokens [default: 8192, 2048 for training].
     #[arg(long, value_parser = whole::<u64>(ranges::CONTEXT))]
     pub context: Option<u64>,
-    /// Sequences per batch [default: 1; Ollama 4].
+    /// Sequences per batch [default: 1; Ollama before 0.9.7: 2].
     #[arg(long, value_parser = whole::<u64>(ranges::BATCH))]
     pub batch: Option<u64>,
     /// Only this card (and its combos), or a rig of mixed cards planned together:
