@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 mod common;
-use common::{vramfit, vramfit_in};
+use common::{option, vramfit, vramfit_in};
 
 use vramfit::catalog::Catalog;
 use vramfit::dates::parse_day;
@@ -43,14 +43,6 @@ fn plan_json(today: &str, args: &[&str]) -> Value {
 }
 
 /// The option of `count` cards of `gpu` in a plan.
-fn option<'a>(plan: &'a Value, gpu: &str, count: u64) -> &'a Value {
-    plan["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["gpu"] == gpu && o["count"] == count)
-        .unwrap_or_else(|| panic!("no option {count}× {gpu}"))
-}
 
 #[test]
 fn the_example_csv_adds_an_offer_priced_per_card_with_its_date() {

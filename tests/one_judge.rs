@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::vramfit;
+use common::{option, vramfit};
 use proptest::prelude::*;
 use vramfit::catalog::Catalog;
 use vramfit::engine::judge::{context_ceiling, context_step, tensor_parallel_divides};
@@ -44,14 +44,6 @@ fn text(args: &[&str]) -> String {
 }
 
 /// The option of `count` cards of `gpu` in a JSON plan.
-fn option<'a>(plan: &'a serde_json::Value, gpu: &str, count: u64) -> &'a serde_json::Value {
-    plan["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["gpu"] == gpu && o["count"] == count)
-        .unwrap_or_else(|| panic!("no {count}× {gpu}"))
-}
 
 #[test]
 fn sglang_fraction_follows_each_options_card_count() {

@@ -2,7 +2,7 @@
 //! checked here on a hand-computed case (docs/notes/runtime-rules.md quotes the code).
 
 mod common;
-use common::{segment, vramfit};
+use common::{json_of, option, segment, vramfit};
 
 use vramfit::catalog::Catalog;
 use vramfit::engine::memory::breakdown;
@@ -272,35 +272,26 @@ fn vllm_batch_defaults_follow_the_card_on_every_path() {
     // From 0.12 the tokens never pass max_num_seqs × max_model_len, the sequences the tokens.
     assert_eq!(vllm_serve_batch(v, 79.2 * GIB, "H100", 4), (4096, 1024));
 
-    let json = |args: &[&str]| -> serde_json::Value {
-        let out = vramfit()
-            .args(["plan", "-m", "llama-3.1-8b", "--framework", "vllm", "--json"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
-    let option = |plan: &serde_json::Value, gpu: &str| {
-        plan["options"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["gpu"] == gpu && o["count"] == 1)
-            .unwrap()
-            .clone()
+    let json = |args: &[&str]| {
+        json_of(
+            &[
+                &["plan", "-m", "llama-3.1-8b", "--framework", "vllm", "--json"],
+                args,
+            ]
+            .concat(),
+        )
     };
     let all = json(&[]);
-    let h100 = option(&all, "h100-sxm");
+    let h100 = option(&all, "h100-sxm", 1);
     assert_eq!(h100["card_batch"]["max_batched_tokens"], 8192);
     assert_eq!(h100["card_batch"]["max_num_seqs"], 1024);
-    let rtx = option(&all, "rtx-4090");
+    let rtx = option(&all, "rtx-4090", 1);
     assert!(rtx["card_batch"].is_null());
     // The H100 alone: its plan is the H100 row's.
     let alone = json(&["--gpu", "h100-sxm"]);
     assert_eq!(alone["total_bytes"], h100["per_card_bytes"]);
     assert_eq!(
-        option(&alone, "h100-sxm")["per_card_bytes"],
+        option(&alone, "h100-sxm", 1)["per_card_bytes"],
         h100["per_card_bytes"]
     );
     // The sampler's 1,024 rows: 1,024 × 128,256 × 38.34 B on the H100 against 256 on the 4090.
@@ -356,7 +347,7 @@ fn vllm_batch_defaults_follow_the_card_on_every_path() {
     }
     // A flag wins on every card.
     let pinned = json(&["--max-batched-tokens", "2048", "--max-num-seqs", "256"]);
-    let h100 = option(&pinned, "h100-sxm");
+    let h100 = option(&pinned, "h100-sxm", 1);
     assert!(h100["card_batch"].is_null());
     assert_eq!(h100["per_card_bytes"], pinned["total_bytes"]);
 }
@@ -506,22 +497,12 @@ fn sglang_reads_its_fraction_and_chunk_off_the_card() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let h100 = v["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["gpu"] == "h100-sxm" && o["count"] == 1)
-        .unwrap();
+    let h100 = option(&v, "h100-sxm", 1);
     let share = h100["usable_bytes"].as_f64().unwrap() / h100["capacity_bytes"].as_f64().unwrap();
     assert!((share - 0.83).abs() < 1e-6, "{share}");
     // An RTX 4090 at 0.5.10 runs 2,048-token chunks (its H100 the preset's 8,192): the JSON says
     // the chunk, and no sequence count (SGLang's does not follow the card).
-    let rtx = v["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["gpu"] == "rtx-4090" && o["count"] == 1)
-        .unwrap();
+    let rtx = option(&v, "rtx-4090", 1);
     assert_eq!(rtx["card_batch"]["max_batched_tokens"], 2048);
     assert!(rtx["card_batch"]["max_num_seqs"].is_null());
     // A fraction the user gives wins on every card.
@@ -690,43 +671,28 @@ fn vllm_holds_mxfp4_experts_in_its_kernels_layout() {
     assert!((weights("0.10.1", "h100-sxm") / GIB / 65.9651 - 1.0).abs() < 0.005);
 
     // Every path agrees: the plan's H100 and RTX PRO 6000 options, each card alone, and fit.
-    let run = |args: &[&str]| -> serde_json::Value {
-        let out = vramfit()
-            .args(&args[..1])
-            .args([
-                "--framework",
-                "vllm@0.11",
-                "-m",
-                "gpt-oss-120b",
-                "--weights",
-                "mxfp4",
-                "--json",
-            ])
-            .args(&args[1..])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
+    let run = |args: &[&str]| {
+        let fixed = [
+            "--framework",
+            "vllm@0.11",
+            "-m",
+            "gpt-oss-120b",
+            "--weights",
+            "mxfp4",
+            "--json",
+        ];
+        json_of(&[&args[..1], &fixed[..], &args[1..]].concat())
     };
     let plan = run(&["plan", "--all"]);
-    let option = |plan: &serde_json::Value, gpu: &str, count: u64| {
-        plan["options"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["gpu"] == gpu && o["count"] == count)
-            .unwrap()
-            .clone()
-    };
     let per_card = |o: &serde_json::Value| o["per_card_bytes"].as_f64().unwrap();
     // Both cards run 8,192 tokens and 1,024 sequences: they differ by the kernels' layouts.
-    let gap = per_card(&option(&plan, "rtx-pro-6000", 1)) - per_card(&option(&plan, "h100-sxm", 1));
+    let gap = per_card(option(&plan, "rtx-pro-6000", 1)) - per_card(option(&plan, "h100-sxm", 1));
     assert!((gap - (5_507_776_512.0 - 3_662_807_040.0)).abs() < 1.0, "{gap}");
     for card in ["h100-sxm", "rtx-pro-6000"] {
         let alone = run(&["plan", "--gpu", card]);
         assert_eq!(
-            per_card(&option(&alone, card, 1)),
-            per_card(&option(&plan, card, 1)),
+            per_card(option(&alone, card, 1)),
+            per_card(option(&plan, card, 1)),
             "{card} alone"
         );
         let fit = run(&["fit", "--gpu", card]);
@@ -747,37 +713,22 @@ fn vllm_holds_mxfp4_experts_in_its_kernels_layout() {
 #[test]
 fn ollama_picks_its_context_from_the_cards_vram_on_every_path() {
     use vramfit::tui::app::Knob;
-    let run = |args: &[&str]| -> serde_json::Value {
-        let out = vramfit()
-            .args(&args[..1])
-            .args([
-                "-m",
-                "llama-3.1-8b",
-                "--framework",
-                "ollama",
-                "--weights",
-                "q4_k_m",
-                "--json",
-            ])
-            .args(&args[1..])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
-    let option = |plan: &serde_json::Value, gpu: &str| {
-        plan["options"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["gpu"] == gpu && o["count"] == 1)
-            .unwrap()
-            .clone()
+    let run = |args: &[&str]| {
+        let fixed = [
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "ollama",
+            "--weights",
+            "q4_k_m",
+            "--json",
+        ];
+        json_of(&[&args[..1], &fixed[..], &args[1..]].concat())
     };
     let plan = run(&["plan", "--all"]);
-    assert_eq!(option(&plan, "rtx-4090")["context"], 32_768);
-    assert_eq!(option(&plan, "t4")["context"], 4096);
-    assert_eq!(option(&plan, "rtx-a6000")["context"], 131_072);
+    assert_eq!(option(&plan, "rtx-4090", 1)["context"], 32_768);
+    assert_eq!(option(&plan, "t4", 1)["context"], 4096);
+    assert_eq!(option(&plan, "rtx-a6000", 1)["context"], 131_072);
     // The RTX 4090 alone: the breakdown's KV is 32,768 cells.
     let alone = run(&["plan", "--gpu", "rtx-4090"]);
     let kv = alone["segments"]
@@ -790,27 +741,27 @@ fn ollama_picks_its_context_from_the_cards_vram_on_every_path() {
         .unwrap();
     assert_eq!(kv, 32_768.0 * 131_072.0);
     assert_eq!(
-        option(&alone, "rtx-4090")["per_card_bytes"],
-        option(&plan, "rtx-4090")["per_card_bytes"]
+        option(&alone, "rtx-4090", 1)["per_card_bytes"],
+        option(&plan, "rtx-4090", 1)["per_card_bytes"]
     );
     let fit = run(&["fit", "--gpu", "rtx-4090"]);
     assert_eq!(
         fit["target"]["free_bytes_per_card"],
-        option(&plan, "rtx-4090")["free_bytes_per_card"]
+        option(&plan, "rtx-4090", 1)["free_bytes_per_card"]
     );
     // A context the user gives wins; before 0.15.5 the default is 4,096 everywhere.
     let set = run(&["plan", "--all", "--context", "8192"]);
-    assert_eq!(option(&set, "rtx-4090")["context"], 8192);
+    assert_eq!(option(&set, "rtx-4090", 1)["context"], 8192);
     // The cells are allocated; a decode step reads the conversation's 4,096 tokens, as with
     // --context 4096.
     let short = run(&["plan", "--all", "--context", "4096"]);
     assert_eq!(
-        option(&plan, "rtx-4090")["decode_tokens_per_s"],
-        option(&short, "rtx-4090")["decode_tokens_per_s"]
+        option(&plan, "rtx-4090", 1)["decode_tokens_per_s"],
+        option(&short, "rtx-4090", 1)["decode_tokens_per_s"]
     );
     assert_ne!(
-        option(&plan, "rtx-4090")["per_card_bytes"],
-        option(&short, "rtx-4090")["per_card_bytes"]
+        option(&plan, "rtx-4090", 1)["per_card_bytes"],
+        option(&short, "rtx-4090", 1)["per_card_bytes"]
     );
     let out = vramfit()
         .args([
@@ -825,7 +776,7 @@ fn ollama_picks_its_context_from_the_cards_vram_on_every_path() {
         .output()
         .unwrap();
     let old: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(option(&old, "rtx-4090")["context"], 4096);
+    assert_eq!(option(&old, "rtx-4090", 1)["context"], 4096);
     // The planner: the Context row says what the pinned card runs.
     let mut app = vramfit::tui::states::fresh_app("default");
     app.select_model("llama-3.1-8b");
@@ -856,23 +807,20 @@ fn llama_cpp_fit_fills_each_card_with_context() {
     let rtx = &catalog.gpus[catalog.gpu_index("rtx-4090").unwrap()];
     let room = rtx.memory_visible_bytes.unwrap() - GIB;
     let by_hand = ((room - fixed) / per_cell / 256.0).floor() as u64 * 256;
-    let json = |gpu: &str, extra: &[&str]| -> serde_json::Value {
-        let out = vramfit()
-            .args([
-                "plan",
-                "-m",
-                "llama-3.1-8b",
-                "--framework",
-                "llama.cpp",
-                "--weights",
-                "q4_k_m",
-            ])
-            .args(["--json", "--gpu", gpu])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
+    let json = |gpu: &str, extra: &[&str]| {
+        let fixed = [
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "llama.cpp",
+            "--weights",
+            "q4_k_m",
+            "--json",
+            "--gpu",
+            gpu,
+        ];
+        json_of(&[&fixed[..], extra].concat())
     };
     let on_4090 = json("rtx-4090", &[]);
     assert_eq!(on_4090["options"][0]["context"], by_hand);

@@ -4,7 +4,7 @@
 //! (the engine bisects), and checked against `plan --json`.
 
 mod common;
-use common::vramfit;
+use common::{option, vramfit};
 
 use vramfit::catalog::Catalog;
 use vramfit::engine::expected::{self, table};
@@ -13,15 +13,6 @@ fn plan_json(args: &[&str]) -> serde_json::Value {
     let out = vramfit().arg("plan").args(args).arg("--json").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn option<'a>(plan: &'a serde_json::Value, gpu: &str, count: u64) -> &'a serde_json::Value {
-    plan["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["gpu"] == gpu && o["count"] == count)
-        .unwrap_or_else(|| panic!("no option {count}× {gpu}"))
 }
 
 /// A card's catalog figures: bandwidth in bytes/s and BF16 FLOP/s.

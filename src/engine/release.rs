@@ -59,37 +59,28 @@ pub fn current(framework: Framework) -> Option<Version> {
 /// 0.5.3, 0.5.8, 0.5.10 and 0.5.23; Ollama's num_ctx of 0.6.7 and 0.15.5, one slot from
 /// 0.9.7, llama-server from 0.30; llama.cpp's unified slots at b7079 and `--fit` at b7437).
 pub fn rule_releases(framework: Framework) -> Vec<Version> {
-    let b = Version::Build;
-    match framework {
-        Framework::Vllm => [
-            (0, 6, 0),
-            (0, 8, 0),
-            (0, 10, 0),
-            (0, 10, 1),
-            (0, 11, 0),
-            (0, 12, 0),
-            (0, 18, 0),
-            (0, 20, 0),
-            (0, 21, 0),
-            (0, 26, 0),
-            (0, 28, 0),
-            (0, 33, 0),
-            (0, 34, 0),
-        ]
-        .map(|(a, b, c)| v(a, b, c))
-        .to_vec(),
-        Framework::Sglang => vec![v(0, 5, 2), v(0, 5, 3), v(0, 5, 8), v(0, 5, 10), v(0, 5, 23)],
-        Framework::Ollama => vec![
-            v(0, 6, 6),
-            v(0, 6, 7),
-            v(0, 9, 7),
-            v(0, 15, 5),
-            v(0, 30, 0),
+    let changes = match framework {
+        Framework::Vllm => vec![
+            v(0, 6, 0),
+            v(0, 8, 0),
+            v(0, 10, 0),
+            v(0, 10, 1),
+            v(0, 11, 0),
+            v(0, 12, 0),
+            v(0, 18, 0),
+            v(0, 20, 0),
+            v(0, 21, 0),
+            v(0, 26, 0),
+            v(0, 28, 0),
             v(0, 33, 0),
         ],
-        Framework::LlamaCpp => vec![b(7000), b(7079), b(7437), b(LLAMA_CPP_CURRENT_BUILD)],
+        Framework::Sglang => vec![v(0, 5, 2), v(0, 5, 3), v(0, 5, 8), v(0, 5, 10)],
+        Framework::Ollama => vec![v(0, 6, 6), v(0, 6, 7), v(0, 9, 7), v(0, 15, 5), v(0, 30, 0)],
+        Framework::LlamaCpp => [7000, 7079, 7437].map(Version::Build).to_vec(),
         _ => Vec::new(),
-    }
+    };
+    // The newest known closes every list (0.34's extensible cache is vLLM's).
+    changes.into_iter().chain(current(framework)).collect()
 }
 
 /// The newest llama.cpp build seen in a published log (b10453, 2026).

@@ -32,6 +32,27 @@ pub fn segment<'a>(plan: &'a serde_json::Value, name: &str) -> &'a serde_json::V
         .unwrap_or_else(|| panic!("no segment {name}"))
 }
 
+/// The option of `count` cards of `gpu` in a `plan --json` answer.
+pub fn option<'a>(plan: &'a serde_json::Value, gpu: &str, count: u64) -> &'a serde_json::Value {
+    plan["options"]
+        .as_array()
+        .expect("a plan has options")
+        .iter()
+        .find(|o| o["gpu"] == gpu && o["count"] == count)
+        .unwrap_or_else(|| panic!("no option {count}× {gpu}"))
+}
+
+/// What `vramfit ARGS` printed as JSON, once it succeeded.
+pub fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = vramfit().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// A local Hugging Face cache at `cache` holding `org/name` with `config` as its config.json
 /// (the layout the hub client writes: `models--org--name/snapshots/<rev>`, `refs/main`).
 pub fn cache_model(cache: &std::path::Path, repo: &str, config: &std::path::Path) {
