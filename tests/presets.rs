@@ -133,6 +133,22 @@ fn the_release_row_plans_what_the_framework_at_that_release_plans() {
         app.scenario,
         plan_with(&app, &flags(&[("framework", "llama.cpp@b7079")]))
     );
+    // A release older than the row's first (a plan file's vllm@0.4) steps up to it, not down.
+    framework_to(&mut app, Framework::Vllm);
+    let mut sc = app.scenario.clone();
+    sc.release = Some(vramfit::engine::release::Version::Release(0, 4, 0));
+    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    app.set_scenario(sc);
+    turn(&mut app, Knob::Release, false);
+    assert_eq!(
+        app.scenario.release,
+        Some(vramfit::engine::release::Version::Release(0, 4, 0))
+    );
+    turn(&mut app, Knob::Release, true);
+    assert_eq!(
+        app.scenario,
+        plan_with(&app, &flags(&[("framework", "vllm@0.6")]))
+    );
     // The generic rules have no release: no row.
     framework_to(&mut app, Framework::Generic);
     assert!(!app.knobs().contains(&Knob::Release));

@@ -45,12 +45,13 @@ pub fn next_release(sc: &mut Scenario, up: bool) {
     let (Some(newest), Some(now)) = (all.last().copied(), sc.version()) else {
         return;
     };
-    // The list's entry this release follows the rules of (the last at or before it).
-    let pos = all.iter().rposition(|v| *v <= now).unwrap_or(0);
-    let next = if up {
-        all.get(pos + 1).copied().unwrap_or(newest)
-    } else {
-        all[pos.saturating_sub(1)]
+    // The list's entry this release follows the rules of (the last at or before it); one
+    // older than the list (a plan file's vllm@0.4) steps up to its first entry, not down.
+    let next = match (all.iter().rposition(|v| *v <= now), up) {
+        (Some(pos), true) => all.get(pos + 1).copied().unwrap_or(newest),
+        (Some(pos), false) => all[pos.saturating_sub(1)],
+        (None, true) => all[0],
+        (None, false) => return,
     };
     sc.release = (next != newest).then_some(next);
 }
