@@ -11,8 +11,8 @@ use std::process::Command;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use vramfit::catalog::Catalog;
-use vramfit::engine::lookup::{LookupColumn, lookup_cell};
-use vramfit::engine::plan;
+use vramfit::engine::verdict::lookup::{LookupColumn, lookup_cell};
+use vramfit::engine::verdict::plan;
 
 const BIN: &str = env!("CARGO_BIN_EXE_vramfit");
 const CARDS: usize = 10_000;

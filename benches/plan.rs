@@ -4,7 +4,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use vramfit::catalog::Catalog;
-use vramfit::engine::lookup::lookup_table;
+use vramfit::engine::verdict::lookup::lookup_table;
 use vramfit::engine::{Method, Scenario, WeightPrecision, plan};
 
 fn bench_plan(c: &mut Criterion) {
@@ -13,12 +13,18 @@ fn bench_plan(c: &mut Criterion) {
     // vLLM's batch defaults follow the card: the catalog is planned in groups.
     let mut vllm = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
     vllm.framework = vramfit::engine::Framework::Vllm;
-    vramfit::engine::settle::settle(&mut vllm, &vramfit::engine::settle::UserSet::default());
+    vramfit::engine::runtimes::settle::settle(
+        &mut vllm,
+        &vramfit::engine::runtimes::settle::UserSet::default(),
+    );
     // llama.cpp's --fit and Ollama's num_ctx tiers give each card its own context.
     let runtime = |framework| {
         let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
         sc.framework = framework;
-        vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+        vramfit::engine::runtimes::settle::settle(
+            &mut sc,
+            &vramfit::engine::runtimes::settle::UserSet::default(),
+        );
         sc.weights = WeightPrecision::Q4KM;
         sc
     };
@@ -66,24 +72,31 @@ fn bench_plan(c: &mut Criterion) {
     });
     // What would make it fit: the full advice for one target that does not fit, and the
     // headroom of one that does (the solvers only).
-    let h100 = vramfit::engine::advise::Target {
+    let h100 = vramfit::engine::verdict::advise::Target {
         gpu: catalog.gpu_index("h100-pcie").unwrap(),
         count: 1,
     };
     let fp8 = Scenario::seed_inference(WeightPrecision::Fp8).calibrated();
     c.bench_function("to fit: 70B FP8 on one H100 PCIe (does not fit)", |b| {
-        b.iter(|| vramfit::engine::advise::advise(black_box(&model), &catalog.gpus, black_box(&fp8), h100))
+        b.iter(|| {
+            vramfit::engine::verdict::advise::advise(black_box(&model), &catalog.gpus, black_box(&fp8), h100)
+        })
     });
     let small = catalog.model("llama-3.1-8b").unwrap().clone();
     c.bench_function("to fit: 8B BF16 on one H100 PCIe (headroom)", |b| {
-        b.iter(|| vramfit::engine::advise::advise(black_box(&small), &catalog.gpus, black_box(&fp8), h100))
+        b.iter(|| {
+            vramfit::engine::verdict::advise::advise(black_box(&small), &catalog.gpus, black_box(&fp8), h100)
+        })
     });
     // Rent to a target: every card and combo of the catalog judged for 40 users at 8K and
     // 20 tokens/s each, replicas up to 16, and the cheapest that meets it (budget 20 ms).
     let mut serve = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
     serve.framework = vramfit::engine::Framework::Vllm;
-    vramfit::engine::settle::settle(&mut serve, &vramfit::engine::settle::UserSet::default());
-    serve.target = vramfit::engine::target::Target {
+    vramfit::engine::runtimes::settle::settle(
+        &mut serve,
+        &vramfit::engine::runtimes::settle::UserSet::default(),
+    );
+    serve.target = vramfit::engine::verdict::meets_target::Target {
         users: Some(40),
         min_tps: Some(20.0),
         max_ttft_s: Some(2.0),
@@ -96,7 +109,8 @@ fn bench_plan(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     let p = plan(black_box(&m), black_box(&catalog.gpus), black_box(&serve), true);
-                    vramfit::engine::target::cheapest_meeting(&p.options).map(|o| (o.gpu, o.count))
+                    vramfit::engine::verdict::meets_target::cheapest_meeting(&p.options)
+                        .map(|o| (o.gpu, o.count))
                 })
             },
         );
@@ -109,14 +123,14 @@ fn bench_plan(c: &mut Criterion) {
 /// The best placement of a 100-layer model over four devices (three kinds of card and the
 /// host) when it must spill: the budget is 2 ms.
 fn bench_placement(c: &mut Criterion) {
-    use vramfit::engine::host::Host;
+    use vramfit::engine::hardware::host::Host;
     use vramfit::engine::placement::{Cards, Request, place};
     let catalog = Catalog::embedded().unwrap();
     let mut model = catalog.model("llama-3.1-70b").unwrap().clone();
     model.arch.layers = 100;
     let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
     sc.framework = vramfit::engine::Framework::LlamaCpp;
-    vramfit::engine::settle::settle(&mut sc, &Default::default());
+    vramfit::engine::runtimes::settle::settle(&mut sc, &Default::default());
     sc.weights = WeightPrecision::Q4KM;
     sc.host = Some(Host::new(128.0, Some(89.6)));
     let card = |id: &str| &catalog.gpus[catalog.gpu_index(id).unwrap()];

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::FileError;
-use crate::engine::rank::SortBy;
-use crate::engine::scenario::{KnobError, LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision};
+use crate::engine::verdict::rank::SortBy;
+use crate::engine::workload::scenario::{
+    KnobError, LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision,
+};
 use crate::engine::{
     Choice, Convention, Framework, KvPrecision, Method, Scenario, TightRule, WeightPrecision,
 };
@@ -149,7 +151,7 @@ impl PlanFile {
             ubatch: sc.ubatch,
             reduce_bucket_size: sc.reduce_bucket,
             prefetch_bucket_size: sc.prefetch_bucket,
-            framework: crate::engine::release::runtime_id(sc.framework, sc.release),
+            framework: crate::engine::workload::version::runtime_id(sc.framework, sc.release),
             vllm_entry: sc.vllm_llm_class.then(|| "llm".to_string()),
             network_gbps: sc.network_gbps,
             margin: match sc.tight_rule {
@@ -194,9 +196,11 @@ impl PlanFile {
         let (framework, release) = match self.framework.split_once('@') {
             // A release named: its parse says what is wrong with it.
             Some(_) => {
-                crate::engine::release::parse_runtime(&self.framework).map_err(|message| KnobError {
-                    flag: "framework",
-                    message,
+                crate::engine::workload::version::parse_runtime(&self.framework).map_err(|message| {
+                    KnobError {
+                        flag: "framework",
+                        message,
+                    }
                 })?
             }
             None => (pick::<Framework>("framework", &self.framework)?, None),
@@ -240,12 +244,12 @@ impl PlanFile {
             // would without those flags.
             card_batch_defaults: match framework {
                 Framework::Vllm => {
-                    self.max_batched_tokens == crate::engine::defaults::VLLM_SERVE_TOKENS
-                        && self.max_num_seqs == crate::engine::defaults::VLLM_MAX_NUM_SEQS
+                    self.max_batched_tokens == crate::engine::workload::defaults::VLLM_SERVE_TOKENS
+                        && self.max_num_seqs == crate::engine::workload::defaults::VLLM_MAX_NUM_SEQS
                 }
                 Framework::Sglang => {
-                    self.max_batched_tokens == crate::engine::defaults::SGLANG_CHUNK_TOKENS
-                        && self.max_num_seqs == crate::engine::defaults::VLLM_MAX_NUM_SEQS
+                    self.max_batched_tokens == crate::engine::workload::defaults::SGLANG_CHUNK_TOKENS
+                        && self.max_num_seqs == crate::engine::workload::defaults::VLLM_MAX_NUM_SEQS
                 }
                 _ => false,
             },
@@ -253,7 +257,7 @@ impl PlanFile {
             card_context_default: false,
             working_context: None,
             // Chosen per card when planned.
-            mxfp4_moe: crate::engine::mxfp4::Mxfp4Moe::AsStored,
+            mxfp4_moe: crate::engine::workload::choices::Mxfp4Moe::AsStored,
             vllm_llm_class: match self.vllm_entry.as_deref() {
                 None | Some("serve") => false,
                 Some("llm") => true,
@@ -279,14 +283,14 @@ impl PlanFile {
             ),
             host: self
                 .ram_gb
-                .map(|gb| crate::engine::host::Host::new(gb, self.ram_bandwidth_gbs)),
+                .map(|gb| crate::engine::hardware::host::Host::new(gb, self.ram_bandwidth_gbs)),
             pin: crate::engine::placement::layers::Pin {
                 gpu_layers: self.gpu_layers,
                 cpu_moe: self.n_cpu_moe,
             },
             card_class: match &self.class {
                 None => None,
-                Some(c) => Some(crate::engine::gpu::GpuClass::from_id(c).ok_or_else(|| KnobError {
+                Some(c) => Some(crate::engine::hardware::gpu::GpuClass::from_id(c).ok_or_else(|| KnobError {
                     flag: "class",
                     message: format!(
                         "class = \"{}\" is not one of consumer, workstation, datacenter, integrated, apple, slice",
@@ -295,8 +299,8 @@ impl PlanFile {
                 })?),
             },
             images: self.images,
-            image_side: crate::engine::vision::DEFAULT_IMAGE_SIDE,
-            target: crate::engine::target::Target {
+            image_side: crate::engine::model::vision::DEFAULT_IMAGE_SIDE,
+            target: crate::engine::verdict::meets_target::Target {
                 users: self.users,
                 min_tps: self.min_tps,
                 max_ttft_s: self.max_ttft,
@@ -373,15 +377,15 @@ pub fn slug(parts: &[&str]) -> String {
 }
 
 fn default_chunk() -> u64 {
-    crate::engine::calibrated::PREFILL_CHUNK_TOKENS
+    crate::engine::memory::calibrated::PREFILL_CHUNK_TOKENS
 }
 
 fn default_max_num_seqs() -> u64 {
-    crate::engine::framework::VLLM_MAX_NUM_SEQS
+    crate::engine::runtimes::presets::VLLM_MAX_NUM_SEQS
 }
 
 fn default_ubatch() -> u64 {
-    crate::engine::framework::LLAMA_CPP_UBATCH
+    crate::engine::runtimes::presets::LLAMA_CPP_UBATCH
 }
 
 fn default_framework() -> String {
@@ -389,9 +393,9 @@ fn default_framework() -> String {
 }
 
 fn default_reduce_bucket() -> u64 {
-    crate::engine::framework::DS_REDUCE_BUCKET
+    crate::engine::runtimes::presets::DS_REDUCE_BUCKET
 }
 
 fn default_prefetch_bucket() -> u64 {
-    crate::engine::framework::DS_PREFETCH_BUCKET
+    crate::engine::runtimes::presets::DS_PREFETCH_BUCKET
 }

@@ -190,7 +190,7 @@ fn reported_ranges() -> Vec<(&'static str, f64, f64)> {
         v.push((id, gib * GIB, gib * GIB));
     }
     // Metal's default working set: 2/3 of the memory on older macOS's small machines, up to 90 %
-    // on a 512 GB machine on macOS 26 (vramfit's Metal rule, engine::apple), with room for rounding.
+    // on a 512 GB machine on macOS 26 (vramfit's Metal rule, engine::hardware::apple), with room for rounding.
     for (id, gib) in APPLE {
         v.push((id, gib * GIB * 2.0 / 3.0, gib * GIB * 0.91));
     }

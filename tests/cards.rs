@@ -5,8 +5,8 @@ mod common;
 
 use common::vramfit;
 use vramfit::catalog::Catalog;
-use vramfit::engine::apple::metal_default_working_set_bytes;
-use vramfit::engine::gpu::GpuClass;
+use vramfit::engine::hardware::apple::metal_default_working_set_bytes;
+use vramfit::engine::hardware::gpu::GpuClass;
 
 /// Memory bandwidth a card of each class really has, GB/s: a figure outside is a typo.
 fn bandwidth_range(class: GpuClass) -> (f64, f64) {
@@ -332,7 +332,7 @@ fn every_amd_apu_is_planned_at_its_carve_out_plus_gtt() {
         let carve = g
             .carve_out_gb
             .unwrap_or_else(|| panic!("{}: an APU names its carve-out", g.id));
-        let rule = vramfit::engine::gpu::apu_visible_bytes(g.memory_gb * GIB, carve * GIB);
+        let rule = vramfit::engine::hardware::gpu::apu_visible_bytes(g.memory_gb * GIB, carve * GIB);
         let visible = g.memory_visible_bytes.unwrap();
         assert!(
             (visible - rule).abs() <= 1_048_576.0,
@@ -341,10 +341,10 @@ fn every_amd_apu_is_planned_at_its_carve_out_plus_gtt() {
         );
     }
     // A carve-out larger than what GTT lends (96 of 128 GB) is used alone.
-    let big = vramfit::engine::gpu::apu_visible_bytes(128.0 * GIB, 96.0 * GIB);
+    let big = vramfit::engine::hardware::gpu::apu_visible_bytes(128.0 * GIB, 96.0 * GIB);
     assert_eq!(big, 96.0 * GIB);
     // The usual 512 MB carve-out: half of the rest is lent on top.
-    let small = vramfit::engine::gpu::apu_visible_bytes(32.0 * GIB, 0.5 * GIB);
+    let small = vramfit::engine::hardware::gpu::apu_visible_bytes(32.0 * GIB, 0.5 * GIB);
     assert_eq!(small, 16.25 * GIB);
 }
 

@@ -508,7 +508,7 @@ fn an_m2_ultra_from_sysctl() {
     let (gpus, _) = t.detect();
     assert_eq!(gpus.len(), 1);
     // Metal's default working set on macOS 26: 84 % of 192 GiB.
-    let share = vramfit::engine::apple::metal_default_working_set_bytes(206_158_430_208.0);
+    let share = vramfit::engine::hardware::apple::metal_default_working_set_bytes(206_158_430_208.0);
     assert_eq!(gpus[0]["memory_total_bytes"], share as u64);
     assert_eq!(gpus[0]["gpu"], "m2-ultra-192gb");
     assert_eq!(gpus[0]["source"], "sysctl");

@@ -9,7 +9,7 @@ use vramfit::accuracy::speed::{self, Evaluation, round4};
 use vramfit::accuracy::speed_report::summary;
 use vramfit::catalog::Catalog;
 use vramfit::engine::WeightPrecision as W;
-use vramfit::engine::expected::{
+use vramfit::engine::speed::expected::{
     Efficiency, Family, Fitted, Hardware, MIN_FIXED_RUNS, MIN_RUNS, Shape, expected, table,
 };
 
@@ -23,7 +23,7 @@ fn same(kind: &str, stored: &[Efficiency], fitted: &[Fitted]) {
     assert_eq!(
         names(stored.iter().map(|c| c.name).collect()),
         names(fitted.iter().map(|c| c.name.as_str()).collect()),
-        "{kind}: the classes of engine::expected::table differ from the runs': regenerate it (print_the_table)"
+        "{kind}: the classes of engine::speed::expected::table differ from the runs': regenerate it (print_the_table)"
     );
     for (s, f) in stored.iter().zip(&fitted) {
         assert_eq!(s.runs, f.runs, "{kind} {}", s.name);
@@ -55,7 +55,7 @@ fn the_tables_are_what_the_runs_give() {
     same("prefill", table::PREFILL, &e.prefill_table);
 }
 
-/// The source of `src/engine/expected/table.rs` for the runs as they stand:
+/// The source of `src/engine/speed/expected/table.rs` for the runs as they stand:
 /// `cargo test --test expected_speed -- --ignored --nocapture print_the_table`.
 #[test]
 #[ignore]
@@ -65,7 +65,7 @@ fn print_the_table() {
 
 /// The fewest runs a decode class needs for a fixed cost per token (`MIN_FIXED_RUNS`) is
 /// the one among 3, 5, 6 and 8 with the lowest leave-one-out median |error|: the
-/// leave-one-out figures it prints are in `src/engine/expected/mod.rs`.
+/// leave-one-out figures it prints are in `src/engine/speed/expected/mod.rs`.
 #[test]
 fn the_fixed_cost_threshold_is_the_best_left_out() {
     let catalog = Catalog::embedded().unwrap();
@@ -122,7 +122,7 @@ fn shape(family: Family, hardware: Hardware, weights: W) -> Shape {
 
 /// One hand-computed case per class a plan can land in: a ceiling of 100 tokens/s per
 /// stream (200 aggregate) gives 1 ÷ (0.01 s ÷ the class's efficiency + its fixed seconds a
-/// token), the class's figures written out from `engine::expected::table` (which
+/// token), the class's figures written out from `engine::speed::expected::table` (which
 /// `the_tables_are_what_the_runs_give` ties to the runs); with no fixed cost, 100 × the
 /// median share.
 #[test]
@@ -576,5 +576,7 @@ fn ranking_by_speed_puts_the_fastest_expected_first() {
     }
     // The planner cycles to it.
     use vramfit::engine::Choice;
-    assert!(vramfit::engine::rank::SortBy::ALL.contains(&vramfit::engine::rank::SortBy::Speed));
+    assert!(
+        vramfit::engine::verdict::rank::SortBy::ALL.contains(&vramfit::engine::verdict::rank::SortBy::Speed)
+    );
 }

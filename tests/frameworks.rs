@@ -5,7 +5,7 @@ mod common;
 
 use vramfit::catalog::Catalog;
 use vramfit::engine::memory::{SegmentKind, breakdown};
-use vramfit::engine::scenario::{LoraTargets, Optimizer, TrainingPrecision};
+use vramfit::engine::workload::scenario::{LoraTargets, Optimizer, TrainingPrecision};
 use vramfit::engine::{Framework, KvPrecision, Method, Model, Scenario, WeightPrecision};
 
 fn model(id: &str) -> Model {
@@ -51,7 +51,7 @@ fn llama_cpp_sizes_its_compute_buffer_from_n_ubatch_and_the_cache() {
     // Back to generic: the serving defaults return (tensor parallel, 0.9 of the card, flash).
     let mut back = sc.clone();
     Framework::Generic.apply(&mut back);
-    assert_eq!(back.split, vramfit::engine::scenario::Split::Tensor);
+    assert_eq!(back.split, vramfit::engine::workload::scenario::Split::Tensor);
     assert_eq!(back.gpu_util, 0.9);
     assert!(back.flash_attention);
     // n_ubatch 1024 doubles the scores and the rows.
@@ -118,7 +118,7 @@ fn vllm_keeps_its_profiling_peak_free() {
         0.0
     );
     let v0 = Scenario {
-        release: Some(vramfit::engine::release::Version::Release(0, 6, 0)),
+        release: Some(vramfit::engine::workload::version::Version::Release(0, 6, 0)),
         ..sc
     };
     assert_eq!(
@@ -213,7 +213,7 @@ fn torchtitan_checkpoints_selectively() {
     assert!(sc.checkpointing && sc.selective_checkpointing);
     // Input h, q, v (kv width), w1 (I), w2 output h, attention output q: 2 B each, + LSE 4·a.
     let per_token = 2.0 * (4096.0 + 4096.0 + 1024.0 + 14336.0 + 4096.0 + 4096.0) + 4.0 * 32.0;
-    let layer = vramfit::engine::calibrated::layer_activation_bytes_per_token(&m.arch, &sc) * 2048.0;
+    let layer = vramfit::engine::memory::calibrated::layer_activation_bytes_per_token(&m.arch, &sc) * 2048.0;
     assert_eq!(
         part(&sc, &m, SegmentKind::Activations, "layers"),
         per_token * 2048.0 * 32.0 + layer
@@ -243,7 +243,8 @@ fn transformers_trains_without_checkpointing_by_default() {
     let m = model("llama-3.2-1b");
     let sc = training(Method::Lora, Framework::Transformers);
     assert!(!sc.checkpointing && !sc.fused_ce);
-    let per_layer = vramfit::engine::calibrated::layer_activation_bytes_per_token(&m.arch, &sc) * 2048.0;
+    let per_layer =
+        vramfit::engine::memory::calibrated::layer_activation_bytes_per_token(&m.arch, &sc) * 2048.0;
     assert_eq!(
         part(&sc, &m, SegmentKind::Activations, "layers"),
         per_layer * 16.0

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use vramfit::catalog::{Catalog, hf};
-use vramfit::engine::rank::SortBy;
+use vramfit::engine::verdict::rank::SortBy;
 use vramfit::engine::{
     Choice, Convention, KvPrecision, Method, Model, Plan, Scenario, WeightPrecision, plan,
 };
@@ -371,7 +371,7 @@ proptest! {
         sc.rent.train_tokens = train;
         prop_assume!(sc.check().is_ok());
         let mut p = plan(model, &catalog().gpus, &sc, true);
-        vramfit::engine::rank::rank_options(&mut p.options, sort);
+        vramfit::engine::verdict::rank::rank_options(&mut p.options, sort);
         assert_sane(model, &p)?;
         assert_json_sane(model, &sc, &p)?;
     }

@@ -286,7 +286,7 @@ fn plan_file_values_out_of_range_point_at_their_line() {
     let good = vramfit::planfile::PlanFile::new(
         "llama-3.1-8b",
         &vramfit::engine::Scenario::seed_inference(vramfit::engine::WeightPrecision::Bf16).calibrated(),
-        vramfit::engine::rank::SortBy::Price,
+        vramfit::engine::verdict::rank::SortBy::Price,
         None,
     )
     .to_toml();

@@ -540,7 +540,7 @@ fn llama_4_scout_and_maverick_count_their_experts_and_dense_layers() {
 /// attention layers into 28 Mamba layers and puts experts in every second layer.
 #[test]
 fn mamba_and_jamba_count_their_mixers_and_keep_a_state_not_a_kv_cache() {
-    use vramfit::engine::kv::kv_cache_bytes;
+    use vramfit::engine::memory::kv::kv_cache_bytes;
     // Mamba-130m: d_inner 1536, d_state 16, kernel 4, dt rank 48, tied embeddings.
     let (h, di, ds, k, r) = (768u64, 1536u64, 16u64, 4u64, 48u64);
     let mixer = h * 2 * di + (di * k + di) + di * (r + 2 * ds) + (r * di + di) + di * ds + di + di * h;
@@ -549,8 +549,11 @@ fn mamba_and_jamba_count_their_mixers_and_keep_a_state_not_a_kv_cache() {
     assert_eq!(mamba.params().total, 129_135_360, "the published 129 M");
     assert_eq!(mamba.kv_bytes_per_token(2.0), 0.0);
     let state = 24 * (di * (k - 1) + di * ds);
-    let json =
-        vramfit::present::json::ModelJson::new(&mamba, 2.0, vramfit::engine::vision::DEFAULT_IMAGE_SIDE);
+    let json = vramfit::present::json::ModelJson::new(
+        &mamba,
+        2.0,
+        vramfit::engine::model::vision::DEFAULT_IMAGE_SIDE,
+    );
     assert_eq!(
         json.state_bytes_per_sequence,
         Some(24 * (di * (k - 1) + di * ds) * 2)

@@ -3,7 +3,7 @@
 //! name below is as printed on a real machine, with where it was published.
 
 use vramfit::detect::{RamFrom, host_note, parse_cpuinfo, parse_memsize, platform_for_cpu};
-use vramfit::engine::host::Host;
+use vramfit::engine::hardware::host::Host;
 
 mod common;
 
@@ -196,7 +196,7 @@ fn a_macs_memsize_is_bytes() {
 
 #[test]
 fn the_note_says_what_was_found() {
-    let epyc = vramfit::engine::host::platform("epyc-9004").unwrap();
+    let epyc = vramfit::engine::hardware::host::platform("epyc-9004").unwrap();
     let host = Host {
         ram_bytes: 62.1e9,
         ..Host::new(0.0, None)

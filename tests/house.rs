@@ -1,11 +1,13 @@
-//! House rules checked on the source itself: no file of `src/` over the line budget, and no
+//! House rules checked on the source itself: no file of `src/` over the line budget, no
 //! circle in the import graph between its files (a circle means neither side can be read,
-//! tested or moved without the other).
+//! tested or moved without the other), and no room importing a room that ARCHITECTURE.md
+//! does not let it use (the rooms and their allowed imports are read from its table).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-/// The most lines of code a source file may have.
+/// The most lines a source file may have: every line, comments included, since a reader
+/// scrolls through all of them.
 const BUDGET: usize = 500;
 
 fn src() -> PathBuf {
@@ -46,19 +48,24 @@ fn is_code(line: &str) -> bool {
     !t.is_empty() && !t.starts_with("//")
 }
 
+/// The files of `sources` over the budget, each with its line count.
+fn over_budget(sources: &[(String, String)]) -> Vec<String> {
+    sources
+        .iter()
+        .map(|(f, text)| (f, text.lines().filter(|l| is_code(l)).count()))
+        .filter(|(_, n)| *n > BUDGET)
+        .map(|(f, n)| format!("src/{f}: {n} lines"))
+        .collect()
+}
+
 #[test]
 fn no_file_over_the_line_budget() {
     let files = sources();
     assert!(files.len() > 20, "the walk found only {} files", files.len());
-    let over: Vec<String> = files
-        .iter()
-        .map(|(f, text)| (f, text.lines().filter(|l| is_code(l)).count()))
-        .filter(|(_, n)| *n > BUDGET)
-        .map(|(f, n)| format!("src/{f}: {n} lines of code"))
-        .collect();
+    let over = over_budget(&files);
     assert!(
         over.is_empty(),
-        "files over {BUDGET} lines of code (blank and comment-only lines not counted):\n  {}",
+        "files over {BUDGET} lines:\n  {}",
         over.join("\n  ")
     );
 }
@@ -67,7 +74,7 @@ fn no_file_over_the_line_budget() {
 // The import graph: nodes are files, an edge is a `use crate::…`, `use super::…` (or a
 // `crate::…` path in the code) that names another file's module.
 
-/// The module a file is: `engine/judge.rs` and `engine/judge/mod.rs` are `engine::judge`,
+/// The module a file is: `engine/verdict/judge.rs` and `engine/verdict/judge/mod.rs` are `engine::verdict::judge`,
 /// `lib.rs` the crate root.
 fn module_of(file: &str) -> Vec<String> {
     let stem = file.trim_end_matches(".rs");
@@ -147,7 +154,7 @@ struct Leaf {
     line: usize,
 }
 
-/// The leaves of a use tree such as `crate::engine::{judge, fit::{X, Y as Z}, self}`.
+/// The leaves of a use tree such as `crate::engine::{verdict::judge, verdict::fit::{X, Y as Z}, self}`.
 fn use_leaves(tree: &str, prefix: &[String], line: usize, out: &mut Vec<Leaf>) {
     let tree = tree.trim();
     if tree.is_empty() {
@@ -281,6 +288,8 @@ struct Graph {
     /// Module path → file.
     files: BTreeMap<Vec<String>, String>,
     parsed: BTreeMap<String, Parsed>,
+    /// `#[macro_export]` macros: named at the crate root (`crate::tr!`), defined in a file.
+    macros: BTreeMap<String, String>,
 }
 
 impl Graph {
@@ -289,6 +298,12 @@ impl Graph {
     /// `None` for paths outside the crate (`std::…`, other crates).
     fn resolve(&self, file: &str, path: &[String], depth: usize) -> Option<String> {
         let here = module_of(file);
+        if let [root, name] = path
+            && root == "crate"
+            && let Some(defined) = self.macros.get(name)
+        {
+            return Some(defined.clone());
+        }
         let first = path.first()?;
         let (mut base, rest) = match first.as_str() {
             "crate" => (Vec::new(), &path[1..]),
@@ -343,12 +358,14 @@ impl Graph {
     }
 }
 
+/// Edges between files (by their paths under `src/`), each with the first line that makes it.
+type Edges = BTreeMap<String, BTreeMap<String, (usize, String)>>;
+
 /// Edges between files, each with the first line that makes it.
-fn import_graph() -> BTreeMap<String, BTreeMap<String, (usize, String)>> {
-    let sources = sources();
+fn import_graph_of(sources: &[(String, String)]) -> Edges {
     let mut parsed = BTreeMap::new();
     let mut files = BTreeMap::new();
-    for (f, text) in &sources {
+    for (f, text) in sources {
         // The binary is a crate of its own; nothing imports it.
         if f == "main.rs" {
             continue;
@@ -367,9 +384,24 @@ fn import_graph() -> BTreeMap<String, BTreeMap<String, (usize, String)>> {
             }
         }
     }
-    let graph = Graph { files, parsed };
+    let mut macros = BTreeMap::new();
+    for (f, text) in sources {
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if line.trim() == "#[macro_export]"
+                && let Some(name) = lines.next().and_then(|l| l.trim().strip_prefix("macro_rules! "))
+            {
+                macros.insert(name.trim_end_matches(['{', ' ']).to_string(), f.clone());
+            }
+        }
+    }
+    let graph = Graph {
+        files,
+        parsed,
+        macros,
+    };
     let text: BTreeMap<&str, &str> = sources.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
-    let mut edges: BTreeMap<String, BTreeMap<String, (usize, String)>> = BTreeMap::new();
+    let mut edges: Edges = BTreeMap::new();
     for (f, p) in &graph.parsed {
         if tests.contains(f) {
             continue;
@@ -396,9 +428,9 @@ fn import_graph() -> BTreeMap<String, BTreeMap<String, (usize, String)>> {
 }
 
 /// The strongly connected sets of more than one file (Tarjan's algorithm).
-fn circles(edges: &BTreeMap<String, BTreeMap<String, (usize, String)>>) -> Vec<Vec<String>> {
+fn circles(edges: &Edges) -> Vec<Vec<String>> {
     struct Walk<'a> {
-        edges: &'a BTreeMap<String, BTreeMap<String, (usize, String)>>,
+        edges: &'a Edges,
         index: BTreeMap<&'a str, usize>,
         low: BTreeMap<&'a str, usize>,
         stack: Vec<&'a str>,
@@ -456,12 +488,7 @@ fn circles(edges: &BTreeMap<String, BTreeMap<String, (usize, String)>>) -> Vec<V
 }
 
 /// The shortest path from `from` to `to` inside `set`, both ends included (breadth first).
-fn shortest_path(
-    edges: &BTreeMap<String, BTreeMap<String, (usize, String)>>,
-    set: &[String],
-    from: &str,
-    to: &str,
-) -> Vec<String> {
+fn shortest_path(edges: &Edges, set: &[String], from: &str, to: &str) -> Vec<String> {
     let mut came: BTreeMap<&str, &str> = BTreeMap::new();
     let mut queue = VecDeque::from([from]);
     while let Some(v) = queue.pop_front() {
@@ -485,25 +512,10 @@ fn shortest_path(
     Vec::new()
 }
 
-#[test]
-fn the_import_graph_has_no_circle() {
-    let edges = import_graph();
-    // The reader must see the imports at all: a few that are known to be there.
-    let count: usize = edges.values().map(BTreeMap::len).sum();
-    assert!(count > 100, "only {count} imports found");
-    for (from, to) in [
-        ("tui/app/update.rs", "tui/action.rs"),
-        ("detect/parse.rs", "detect/mod.rs"),
-        ("catalog/hf/shape.rs", "catalog/hf/fields.rs"),
-        ("tui/states/mod.rs", "catalog/mod.rs"),
-    ] {
-        assert!(
-            edges.get(from).is_some_and(|m| m.contains_key(to)),
-            "the reader missed {from} -> {to}"
-        );
-    }
+/// Each circle of `edges`, with every import that closes one and the line that makes it.
+fn circle_report(edges: &Edges) -> Vec<String> {
     let mut report = Vec::new();
-    for set in circles(&edges) {
+    for set in circles(edges) {
         report.push(format!("a circle among {} files: {}", set.len(), set.join(", ")));
         // For every import inside the set, the shortest circle it closes: each import that
         // would have to go is shown once.
@@ -511,7 +523,7 @@ fn the_import_graph_has_no_circle() {
         for from in &set {
             for to in edges[from].keys().filter(|t| set.contains(t)) {
                 let mut circle = vec![from.clone()];
-                circle.extend(shortest_path(&edges, &set, to, from));
+                circle.extend(shortest_path(edges, &set, to, from));
                 // The same circle read from another of its files.
                 let ring = &circle[..circle.len() - 1];
                 let least = (0..ring.len()).min_by_key(|&k| &ring[k]).unwrap_or(0);
@@ -527,5 +539,229 @@ fn the_import_graph_has_no_circle() {
             }
         }
     }
+    report
+}
+
+#[test]
+fn the_import_graph_has_no_circle() {
+    let edges = import_graph_of(&sources());
+    // The reader must see the imports at all: a few that are known to be there.
+    let count: usize = edges.values().map(BTreeMap::len).sum();
+    assert!(count > 100, "only {count} imports found");
+    for (from, to) in [
+        ("tui/app/update.rs", "tui/action.rs"),
+        ("detect/parse.rs", "detect/mod.rs"),
+        ("catalog/hf/shape.rs", "catalog/hf/fields.rs"),
+        ("tui/states/mod.rs", "catalog/mod.rs"),
+        ("engine/verdict/fit.rs", "engine/verdict/judge.rs"),
+    ] {
+        assert!(
+            edges.get(from).is_some_and(|m| m.contains_key(to)),
+            "the reader missed {from} -> {to}"
+        );
+    }
+    let report = circle_report(&edges);
     assert!(report.is_empty(), "import circles:\n{}", report.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Rooms: ARCHITECTURE.md's table names each room, its folder or file under `src/`, and the
+// rooms it may import. A file belongs to the room with the longest matching path.
+
+/// A room: its name, the paths under `src/` it holds, and the rooms it may import.
+struct Room {
+    name: String,
+    paths: Vec<String>,
+    may_import: BTreeSet<String>,
+}
+
+/// The rooms table of ARCHITECTURE.md: the rows between `<!-- rooms -->` and
+/// `<!-- /rooms -->`, each `| name | `path`, `path` | room, room |` ("nothing" for none).
+fn rooms_of(architecture: &str) -> Vec<Room> {
+    let start = architecture
+        .find("<!-- rooms -->")
+        .expect("ARCHITECTURE.md has <!-- rooms -->");
+    let end = architecture
+        .find("<!-- /rooms -->")
+        .expect("ARCHITECTURE.md has <!-- /rooms -->");
+    let mut rooms = Vec::new();
+    for row in architecture[start..end].lines().filter(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        let [name, paths, may, ..] = cells[..] else {
+            continue;
+        };
+        if name == "room" || name.starts_with("---") {
+            continue;
+        }
+        let paths = paths
+            .split(',')
+            .map(|p| p.trim().trim_matches('`').trim_start_matches("src/").to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        let may_import = may
+            .split(',')
+            .map(|r| r.trim().to_string())
+            .filter(|r| !r.is_empty() && r != "nothing")
+            .collect();
+        rooms.push(Room {
+            name: name.trim_matches('*').to_string(),
+            paths,
+            may_import,
+        });
+    }
+    rooms
+}
+
+/// The room a file belongs to: the one with the longest path that holds it (a folder
+/// `x/` holds what is under it, a file path only itself).
+fn room_of<'a>(rooms: &'a [Room], file: &str) -> Option<&'a Room> {
+    rooms
+        .iter()
+        .flat_map(|r| r.paths.iter().map(move |p| (r, p)))
+        .filter(|(_, p)| {
+            if p.ends_with('/') {
+                file.starts_with(p.as_str())
+            } else {
+                file == p.as_str()
+            }
+        })
+        .max_by_key(|(_, p)| p.len())
+        .map(|(r, _)| r)
+}
+
+/// Files no room holds, rooms the table names that do not exist, and each import from a
+/// room to one it may not use, with its line.
+fn room_report(rooms: &[Room], sources: &[(String, String)], edges: &Edges) -> Vec<String> {
+    let mut report = Vec::new();
+    let names: BTreeSet<&str> = rooms.iter().map(|r| r.name.as_str()).collect();
+    for r in rooms {
+        for m in r.may_import.iter().filter(|m| !names.contains(m.as_str())) {
+            report.push(format!("room {} may import {m}, which is no room", r.name));
+        }
+    }
+    for (f, _) in sources.iter().filter(|(f, _)| f != "main.rs") {
+        if room_of(rooms, f).is_none() {
+            report.push(format!("src/{f} is in no room of ARCHITECTURE.md"));
+        }
+    }
+    for (from, targets) in edges {
+        let Some(here) = room_of(rooms, from) else {
+            continue;
+        };
+        for (to, (line, text)) in targets {
+            let Some(there) = room_of(rooms, to) else { continue };
+            // `engine` in the table allows every room under it (`engine/…`).
+            let allowed = here.may_import.iter().any(|m| {
+                there.name == *m
+                    || there
+                        .name
+                        .strip_prefix(m.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            });
+            if here.name != there.name && !allowed {
+                report.push(format!(
+                    "room {} may not import room {}: src/{from}:{line}: {text}",
+                    here.name, there.name
+                ));
+            }
+        }
+    }
+    report
+}
+
+fn architecture() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn each_room_imports_only_the_rooms_architecture_md_allows() {
+    let rooms = rooms_of(&architecture());
+    assert!(
+        rooms.len() >= 10,
+        "ARCHITECTURE.md's table gave {} rooms",
+        rooms.len()
+    );
+    let sources = sources();
+    let report = room_report(&rooms, &sources, &import_graph_of(&sources));
+    assert!(report.is_empty(), "rooms:\n  {}", report.join("\n  "));
+}
+
+/// The checker itself: a planted forbidden import, a circle (through `use super::…`, an
+/// inline `crate::…` path and a `pub use` re-export) and an overlong file are each caught.
+#[test]
+fn the_checker_catches_a_planted_circle_a_forbidden_import_and_a_long_file() {
+    let table = "<!-- rooms -->\n| room | folders | may import |\n| --- | --- | --- |\n\
+                 | low | `src/engine/low/` | nothing |\n| high | `src/engine/high/`, `src/lib.rs` | low |\n\
+                 <!-- /rooms -->";
+    let rooms = rooms_of(table);
+    assert_eq!(rooms.len(), 2);
+    let file = |f: &str, text: &str| (f.to_string(), text.to_string());
+    let clean = vec![
+        file("lib.rs", "pub mod engine;\n"),
+        file("engine/mod.rs", "pub mod high;\npub mod low;\n"),
+        file("engine/low/mod.rs", "pub mod a;\npub struct Low;\n"),
+        file("engine/low/a.rs", "pub struct A;\n"),
+        file(
+            "engine/high/mod.rs",
+            "pub mod b;\nuse crate::engine::low::a::A;\n",
+        ),
+        file("engine/high/b.rs", "use super::super::low::Low;\n"),
+    ];
+    let edges = import_graph_of(&clean);
+    assert!(edges["engine/high/b.rs"].contains_key("engine/low/mod.rs"));
+    assert!(circle_report(&edges).is_empty());
+    // engine/mod.rs is in no room of this table: only it is reported.
+    assert_eq!(
+        room_report(&rooms, &clean, &edges),
+        ["src/engine/mod.rs is in no room of ARCHITECTURE.md"]
+    );
+
+    // The low room re-exports a name of the high room (pub use) and the high room's file
+    // imports the low room through it: a forbidden import and a circle.
+    let mut planted = clean.clone();
+    planted[3] = file(
+        "engine/low/a.rs",
+        "pub struct A;\npub use crate::engine::high::b::B;\nfn f() { let _ = super::Low; }\n",
+    );
+    planted[5] = file(
+        "engine/high/b.rs",
+        "pub struct B;\nuse crate::engine::low::a::A;\n",
+    );
+    let edges = import_graph_of(&planted);
+    let circles = circle_report(&edges);
+    assert!(
+        circles.iter().any(
+            |l| l.contains("engine/high/b.rs -> engine/low/a.rs -> engine/high/b.rs")
+                || l.contains("engine/low/a.rs -> engine/high/b.rs -> engine/low/a.rs")
+        ),
+        "{circles:?}"
+    );
+    let rooms_said = room_report(&rooms, &planted, &edges);
+    assert!(
+        rooms_said
+            .iter()
+            .any(|l| l.starts_with("room low may not import room high: src/engine/low/a.rs:2")),
+        "{rooms_said:?}"
+    );
+
+    // An inline path (no `use`) counts too.
+    planted[2] = file(
+        "engine/low/mod.rs",
+        "pub mod a;\nfn g() { crate::engine::high::b::f(); }\n",
+    );
+    planted[3] = file("engine/low/a.rs", "pub struct A;\n");
+    let edges = import_graph_of(&planted);
+    assert!(
+        room_report(&rooms, &planted, &edges)
+            .iter()
+            .any(|l| l.contains("src/engine/low/mod.rs:2"))
+    );
+
+    let long = vec![file("engine/low/long.rs", &"let x = 1;\n".repeat(BUDGET + 1))];
+    assert_eq!(
+        over_budget(&long),
+        [format!("src/engine/low/long.rs: {} lines", BUDGET + 1)]
+    );
+    assert!(over_budget(&clean).is_empty());
 }

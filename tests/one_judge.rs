@@ -11,8 +11,8 @@ mod common;
 use common::{option, vramfit};
 use proptest::prelude::*;
 use vramfit::catalog::Catalog;
-use vramfit::engine::judge::{context_ceiling, context_step, tensor_parallel_divides};
-use vramfit::engine::scenario::Split;
+use vramfit::engine::verdict::judge::{context_ceiling, context_step, tensor_parallel_divides};
+use vramfit::engine::workload::scenario::Split;
 use vramfit::engine::{
     Choice, Framework, Gpu, KvPrecision, Method, Scenario, Verdict, WeightPrecision, plan,
 };
@@ -177,11 +177,11 @@ fn limits_agree_between_plan_fit_and_the_json_and_hold_when_applied() {
     let mut sc = Scenario::seed_inference(WeightPrecision::Int4).calibrated();
     sc.cards = 2;
     let g = c.gpu_index("a40").unwrap();
-    let advice = vramfit::engine::advise::advise(
+    let advice = vramfit::engine::verdict::advise::advise(
         m,
         &c.gpus,
         &sc,
-        vramfit::engine::advise::Target { gpu: g, count: 2 },
+        vramfit::engine::verdict::advise::Target { gpu: g, count: 2 },
     );
     assert_eq!(advice.max_context, Some(ctx));
     assert_eq!(advice.max_batch, Some(batch));
@@ -195,7 +195,7 @@ fn limits_agree_between_plan_fit_and_the_json_and_hold_when_applied() {
 }
 
 fn group(n: u64) -> String {
-    vramfit::engine::units::group_thousands(n as i64)
+    vramfit::engine::basics::units::group_thousands(n as i64)
 }
 
 #[test]
@@ -308,7 +308,7 @@ fn no_multi_device_set_up_for_unified_memory_slices_or_serving_past_a_node() {
     for o in p.options.iter().filter(|o| o.count > 1 && o.verdict.is_fit()) {
         let g = &c.gpus[o.gpu];
         assert!(
-            g.link != vramfit::engine::gpu::LinkKind::None,
+            g.link != vramfit::engine::hardware::gpu::LinkKind::None,
             "{}× {}",
             o.count,
             g.id
@@ -457,12 +457,12 @@ proptest! {
         let one = Scenario { cards: 1, ..sc.clone() };
         // The limit searches skip the formulas' words; the bytes are the same.
         let worded = vramfit::engine::memory::breakdown(model, &sc);
-        let bare = vramfit::engine::units::totals_only(|| vramfit::engine::memory::breakdown(model, &sc));
+        let bare = vramfit::engine::basics::units::totals_only(|| vramfit::engine::memory::breakdown(model, &sc));
         prop_assert_eq!(
             worded.segments.iter().map(|s| s.bytes).collect::<Vec<_>>(),
             bare.segments.iter().map(|s| s.bytes).collect::<Vec<_>>()
         );
-        prop_assert!(vramfit::engine::units::wants_words());
+        prop_assert!(vramfit::engine::basics::units::wants_words());
         let p = plan(model, &gpus, &one, true);
         // The options a user sees first, a few picked at random, and the detected card.
         let mut shown: Vec<usize> = (0..p.options.len().min(3)).collect();
@@ -479,7 +479,7 @@ proptest! {
             prop_assert_eq!(a.limits, o.limits);
             // Nothing offered that a runtime would not start.
             if o.verdict.is_fit() && o.count > 1 {
-                prop_assert!(g.link != vramfit::engine::gpu::LinkKind::None);
+                prop_assert!(g.link != vramfit::engine::hardware::gpu::LinkKind::None);
                 prop_assert!(!g.is_slice());
                 if !sc.method.is_training() {
                     prop_assert!(o.count <= 8);
@@ -503,7 +503,7 @@ proptest! {
             }
             if let Some(b) = o.limits.max_batch {
                 prop_assert!(verdict_at(sc.context, b).is_fit());
-                if b < vramfit::engine::ranges::MAX_BATCH {
+                if b < vramfit::engine::workload::ranges::MAX_BATCH {
                     prop_assert_eq!(verdict_at(sc.context, b + 1), Verdict::No);
                 }
                 prop_assert_eq!(o.serving.map(|s| s.max_concurrent_sequences), Some(b));

@@ -6,7 +6,7 @@ mod common;
 
 use common::vramfit;
 use vramfit::catalog::Catalog;
-use vramfit::engine::host::Host;
+use vramfit::engine::hardware::host::Host;
 use vramfit::engine::placement::layers::SPILL_MARGIN_BYTES;
 use vramfit::engine::placement::{DeviceKind, Strategy};
 use vramfit::engine::{Framework, Gpu, Scenario, WeightPrecision, plan};
@@ -50,7 +50,7 @@ fn close(a: f64, b: f64, within: f64) -> bool {
 fn llama_cpp(weights: WeightPrecision, context: u64, ram_gb: f64, bandwidth: Option<f64>) -> Scenario {
     let mut sc = Scenario::seed_inference(weights).calibrated();
     sc.framework = Framework::LlamaCpp;
-    vramfit::engine::settle::settle(&mut sc, &Default::default());
+    vramfit::engine::runtimes::settle::settle(&mut sc, &Default::default());
     sc.weights = weights;
     // A context given as a user gives one: `--fit` and Ollama's tiers leave it.
     sc.context = context;
@@ -253,7 +253,8 @@ fn moe_experts_go_to_the_cpu_first_the_fewest_layers_that_let_the_card_hold_the_
     );
     // 128 experts of 3 × 2048 × 768 per layer, at Q4_K_M's bits.
     let total = model.params().total as f64;
-    let per_param = vramfit::engine::calibrated::model_weight_bytes(&model, WeightPrecision::Q4KM) / total;
+    let per_param =
+        vramfit::engine::memory::calibrated::model_weight_bytes(&model, WeightPrecision::Q4KM) / total;
     let experts = 128.0 * 3.0 * 2048.0 * 768.0 * per_param;
     let h = placed.host().unwrap();
     assert_eq!(h.experts_on_host, k);
@@ -346,7 +347,7 @@ fn vllm_streams_whole_gib_of_weights_from_ram() {
     let model = vramfit::cli::resolve_model(catalog(), "llama-3.1-8b", false).unwrap();
     let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
     sc.framework = Framework::Vllm;
-    vramfit::engine::settle::settle(&mut sc, &Default::default());
+    vramfit::engine::runtimes::settle::settle(&mut sc, &Default::default());
     sc.context = 4096;
     let card = gpu("rtx-3060-12gb");
     let alone = plan(&model, std::slice::from_ref(&card), &sc, false);
@@ -392,7 +393,7 @@ fn unified_apu() -> Gpu {
         memory_visible_bytes: Some(96e9),
         memory_type: "LPDDR5X unified".into(),
         bandwidth_gbs: 256.0,
-        link: vramfit::engine::gpu::LinkKind::None,
+        link: vramfit::engine::hardware::gpu::LinkKind::None,
         ..gpu("m4-max-128gb")
     }
 }
@@ -557,7 +558,7 @@ fn gpt_oss_120b_with_every_expert_on_the_cpu_decodes_under_its_ceiling() {
     let measured = r["decode_tps"].as_float().unwrap();
     let model = vramfit::cli::resolve_model(catalog(), "gpt-oss-120b", false).unwrap();
     // An i9-14900K: DDR5-5600, two channels (ark.intel.com).
-    let platform = vramfit::engine::host::platform("ddr5-5600-dual").unwrap();
+    let platform = vramfit::engine::hardware::host::platform("ddr5-5600-dual").unwrap();
     let mut sc = llama_cpp(WeightPrecision::Mxfp4, 131_072, 128.0, None);
     sc.host = Some(Host::new(128.0, None).on_platform(platform));
     sc.flash_attention = true;
@@ -713,7 +714,7 @@ fn ollama_70b_at_27_of_81_layers_on_a_16_gb_card_decodes_under_its_ceiling() {
     };
     let model = vramfit::cli::resolve_model(catalog(), "llama-3.3-70b", false).unwrap();
     // A Ryzen 5 5600X with DDR4-3200, two channels (the poster's).
-    let ddr4 = vramfit::engine::host::platform("ddr4-3200-dual").unwrap();
+    let ddr4 = vramfit::engine::hardware::host::platform("ddr4-3200-dual").unwrap();
     let mut sc = llama_cpp(WeightPrecision::Q4KM, 2048, 64.0, None);
     sc.framework = Framework::Ollama;
     sc.host = Some(Host::new(64.0, None).on_platform(ddr4));

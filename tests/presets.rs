@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use clap::Parser;
 use proptest::prelude::*;
 use vramfit::cli::{Cli, Command};
-use vramfit::engine::framework::Setting;
-use vramfit::engine::scenario::LoraTargets;
+use vramfit::engine::runtimes::presets::Setting;
+use vramfit::engine::workload::scenario::LoraTargets;
 use vramfit::engine::{Choice, Framework, Method, Scenario, WeightPrecision};
 use vramfit::tui::action::{Action, Pane};
 use vramfit::tui::app::{App, Knob};
@@ -136,13 +136,16 @@ fn the_release_row_plans_what_the_framework_at_that_release_plans() {
     // A release older than the row's first (a plan file's vllm@0.4) steps up to it, not down.
     framework_to(&mut app, Framework::Vllm);
     let mut sc = app.scenario.clone();
-    sc.release = Some(vramfit::engine::release::Version::Release(0, 4, 0));
-    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    sc.release = Some(vramfit::engine::workload::version::Version::Release(0, 4, 0));
+    vramfit::engine::runtimes::settle::settle(
+        &mut sc,
+        &vramfit::engine::runtimes::settle::UserSet::default(),
+    );
     app.set_scenario(sc);
     turn(&mut app, Knob::Release, false);
     assert_eq!(
         app.scenario.release,
-        Some(vramfit::engine::release::Version::Release(0, 4, 0))
+        Some(vramfit::engine::workload::version::Version::Release(0, 4, 0))
     );
     turn(&mut app, Knob::Release, true);
     assert_eq!(
@@ -340,7 +343,7 @@ proptest! {
             ("method", sc.method.id()),
             (
                 "framework",
-                &vramfit::engine::release::runtime_id(sc.framework, sc.release),
+                &vramfit::engine::workload::version::runtime_id(sc.framework, sc.release),
             ),
             ("cards", &sc.cards.to_string()),
         ]);

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use vramfit::catalog::Catalog;
 use vramfit::engine::memory::breakdown;
-use vramfit::engine::scenario::{Offload, Optimizer, TrainingPrecision};
+use vramfit::engine::workload::scenario::{Offload, Optimizer, TrainingPrecision};
 use vramfit::engine::{Choice, Convention, KvPrecision, Method, Scenario, WeightPrecision, plan};
 
 fn catalog() -> &'static Catalog {

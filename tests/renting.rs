@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 use vramfit::catalog::Catalog;
-use vramfit::engine::gpu::{OfferFilter, OfferKind, Per, Rates};
+use vramfit::engine::hardware::gpu::{OfferFilter, OfferKind, Per, Rates};
 use vramfit::engine::{Method, Scenario, WeightPrecision, plan};
 use vramfit::planfile::PlanFile;
 
@@ -501,7 +501,7 @@ fn save_then_load_gives_the_same_plan() {
     let file = PlanFile::new(
         "llama-3.1-8b",
         &sc,
-        vramfit::engine::rank::SortBy::Finish,
+        vramfit::engine::verdict::rank::SortBy::Finish,
         Some(("h100-sxm", 4)),
     );
     let path = temp("roundtrip").join("plan.toml");
@@ -509,7 +509,7 @@ fn save_then_load_gives_the_same_plan() {
     let (loaded, scenario, sort) = PlanFile::load(&path).unwrap();
     assert_eq!(loaded, file);
     assert_eq!(scenario, sc);
-    assert_eq!(sort, vramfit::engine::rank::SortBy::Finish);
+    assert_eq!(sort, vramfit::engine::verdict::rank::SortBy::Finish);
 }
 
 #[test]
@@ -549,7 +549,13 @@ fn a_save_never_writes_through_a_planted_symlink() {
 fn a_bad_plan_file_names_file_line_and_column() {
     let dir = temp("bad");
     let sc = Scenario::seed_inference(WeightPrecision::Fp8).calibrated();
-    let good = PlanFile::new("llama-3.1-8b", &sc, vramfit::engine::rank::SortBy::Price, None).to_toml();
+    let good = PlanFile::new(
+        "llama-3.1-8b",
+        &sc,
+        vramfit::engine::verdict::rank::SortBy::Price,
+        None,
+    )
+    .to_toml();
     let bad = good.replace("method = \"inference\"", "method = \"pretraining\"");
     let path = dir.join("bad.toml");
     std::fs::write(&path, &bad).unwrap();

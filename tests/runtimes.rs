@@ -3,10 +3,12 @@
 
 mod common;
 use common::{json_of, option, segment, vramfit};
+use vramfit::engine::workload::version;
 
 use vramfit::catalog::Catalog;
 use vramfit::engine::memory::breakdown;
-use vramfit::engine::release::{self, GraphMemory, Version};
+use vramfit::engine::runtimes::release::{self, GraphMemory};
+use vramfit::engine::workload::version::Version;
 use vramfit::engine::{Framework, Scenario, WeightPrecision};
 
 const GIB: f64 = 1_073_741_824.0;
@@ -18,7 +20,7 @@ fn model(id: &str) -> vramfit::engine::Model {
 /// A vLLM scenario at a release, as `--framework vllm@X` sets it.
 fn vllm(version: &str, context: u64, seqs: u64, tokens: u64, cards: u32) -> Scenario {
     let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
-    let (framework, release) = release::parse_runtime(&format!("vllm@{version}")).unwrap();
+    let (framework, release) = version::parse_runtime(&format!("vllm@{version}")).unwrap();
     sc.release = release;
     sc.cards = cards;
     framework.apply(&mut sc);
@@ -31,29 +33,29 @@ fn vllm(version: &str, context: u64, seqs: u64, tokens: u64, cards: u32) -> Scen
 #[test]
 fn versions_read_and_refuse() {
     assert_eq!(
-        release::parse_runtime("vllm@0.11").unwrap(),
+        version::parse_runtime("vllm@0.11").unwrap(),
         (Framework::Vllm, Some(Version::Release(0, 11, 0)))
     );
     assert_eq!(
-        release::parse_runtime("llama.cpp@b7079").unwrap(),
+        version::parse_runtime("llama.cpp@b7079").unwrap(),
         (Framework::LlamaCpp, Some(Version::Build(7079)))
     );
     assert_eq!(
-        release::parse_runtime("ollama").unwrap(),
+        version::parse_runtime("ollama").unwrap(),
         (Framework::Ollama, None)
     );
-    let newer = release::parse_runtime("vllm@0.99").unwrap_err();
+    let newer = version::parse_runtime("vllm@0.99").unwrap_err();
     assert_eq!(
         newer,
         "vllm@0.99 is outside the releases vramfit knows, 0.4 to 0.34"
     );
     assert!(
-        release::parse_runtime("vllm@banana")
+        version::parse_runtime("vllm@banana")
             .unwrap_err()
             .contains("is not a version")
     );
     assert!(
-        release::parse_runtime("deepspeed@0.14")
+        version::parse_runtime("deepspeed@0.14")
             .unwrap_err()
             .contains("has no versions")
     );
@@ -253,7 +255,7 @@ fn ollama_and_llama_cpp_defaults_follow_the_release() {
 /// gives wins on every card.
 #[test]
 fn vllm_batch_defaults_follow_the_card_on_every_path() {
-    use vramfit::engine::card_defaults::vllm_serve_batch;
+    use vramfit::engine::verdict::card_defaults::vllm_serve_batch;
     let v = Version::Release(0, 34, 0);
     assert_eq!(
         vllm_serve_batch(v, 23.5 * GIB, "GeForce RTX 4090", 8192),
@@ -332,9 +334,9 @@ fn vllm_batch_defaults_follow_the_card_on_every_path() {
     let c = Catalog::embedded().unwrap();
     let m = c.model("llama-3.1-8b").unwrap();
     let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
-    let user = vramfit::engine::settle::UserSet::default();
+    let user = vramfit::engine::runtimes::settle::UserSet::default();
     sc.framework = Framework::Vllm;
-    vramfit::engine::settle::settle(&mut sc, &user);
+    vramfit::engine::runtimes::settle::settle(&mut sc, &user);
     assert!(sc.card_batch_defaults);
     let plan = vramfit::engine::plan(m, &c.gpus, &sc, true);
     for o in &plan.options {
@@ -358,7 +360,7 @@ fn vllm_batch_defaults_follow_the_card_on_every_path() {
 /// of 512 cells keeps 512.
 #[test]
 fn llama_cpp_sizes_a_sliding_window_cache_as_its_log_shows() {
-    use vramfit::engine::kv::llama_cpp_swa_cells;
+    use vramfit::engine::memory::kv::llama_cpp_swa_cells;
     assert_eq!(llama_cpp_swa_cells(512, 4096, 512, true), 1024);
     assert_eq!(llama_cpp_swa_cells(128, 4096, 512, true), 768);
     assert_eq!(llama_cpp_swa_cells(128, 131_072, 1024, true), 1280);
@@ -432,7 +434,10 @@ fn explain_names_the_engine_rule_behind_the_numbers() {
     let explain = |framework: Framework, gpu: &str| {
         let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
         sc.framework = framework;
-        vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+        vramfit::engine::runtimes::settle::settle(
+            &mut sc,
+            &vramfit::engine::runtimes::settle::UserSet::default(),
+        );
         let plan = vramfit::engine::plan(m, &c.gpus, &sc, true);
         let g = c.gpu_index(gpu).unwrap();
         let o = plan.options.iter().find(|o| o.gpu == g && o.count == 1).unwrap();
@@ -470,7 +475,7 @@ fn explain_names_the_engine_rule_behind_the_numbers() {
 /// 512 + 6,144 + 128 + 96 + 8 × 50 = 7,280 MiB, 0.704. The judge takes each card's own.
 #[test]
 fn sglang_reads_its_fraction_and_chunk_off_the_card() {
-    use vramfit::engine::release::{sglang_defaults, sglang_prefill_graphs};
+    use vramfit::engine::runtimes::release::{sglang_defaults, sglang_prefill_graphs};
     assert_eq!(sglang_prefill_graphs(8192), 58);
     assert_eq!(sglang_prefill_graphs(4096), 50);
     assert_eq!(
@@ -536,7 +541,7 @@ fn sglang_reads_its_fraction_and_chunk_off_the_card() {
 /// 8,192 below 70 GiB) than `vllm serve` (8,192 and 2,048); a plan file keeps it.
 #[test]
 fn vllm_llm_class_has_larger_batch_defaults() {
-    use vramfit::engine::card_defaults::vllm_batch;
+    use vramfit::engine::verdict::card_defaults::vllm_batch;
     let v = Version::Release(0, 34, 0);
     assert_eq!(vllm_batch(v, 79.2 * GIB, "H100 SXM", 8192, true), (16_384, 1024));
     assert_eq!(
@@ -578,7 +583,10 @@ fn the_planners_rows_show_the_target_cards_own_values() {
     app.select_model("llama-3.1-8b");
     let mut sc = app.scenario.clone();
     sc.framework = Framework::Vllm;
-    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    vramfit::engine::runtimes::settle::settle(
+        &mut sc,
+        &vramfit::engine::runtimes::settle::UserSet::default(),
+    );
     app.set_scenario(sc.clone());
     let h100 = app.catalog.gpu_index("h100-sxm").unwrap();
     app.pin(Some((h100, 1)));
@@ -593,7 +601,10 @@ fn the_planners_rows_show_the_target_cards_own_values() {
     assert_eq!(app.knob_value(Knob::MaxBatchedTokens), "2,048 tokens a step");
     // SGLang on the H100: 0.830 of the card, where the scenario's own figure is 0.88.
     sc.framework = Framework::Sglang;
-    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    vramfit::engine::runtimes::settle::settle(
+        &mut sc,
+        &vramfit::engine::runtimes::settle::UserSet::default(),
+    );
     app.set_scenario(sc);
     app.pin(Some((h100, 1)));
     assert_eq!(app.knob_value(Knob::GpuUtil), "83 % on this card");
@@ -612,12 +623,20 @@ fn a_plan_file_keeps_the_release_and_refuses_an_unknown_one() {
         ("ollama@0.12", false),
     ] {
         let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
-        let (f, release) = release::parse_runtime(framework).unwrap();
+        let (f, release) = version::parse_runtime(framework).unwrap();
         sc.framework = f;
         sc.release = release;
         sc.vllm_llm_class = llm;
-        vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
-        let file = PlanFile::new("llama-3.1-8b", &sc, vramfit::engine::rank::SortBy::Price, None);
+        vramfit::engine::runtimes::settle::settle(
+            &mut sc,
+            &vramfit::engine::runtimes::settle::UserSet::default(),
+        );
+        let file = PlanFile::new(
+            "llama-3.1-8b",
+            &sc,
+            vramfit::engine::verdict::rank::SortBy::Price,
+            None,
+        );
         let path = dir.join("plan.toml");
         file.save(&path).unwrap();
         let (_, loaded, _) = PlanFile::load(&path).unwrap();
@@ -647,8 +666,8 @@ fn a_plan_file_keeps_the_release_and_refuses_an_unknown_one() {
 /// 2 × 576) = 8,397,914,112 B. Before 0.10.1 and on AMD: as stored.
 #[test]
 fn vllm_holds_mxfp4_experts_in_its_kernels_layout() {
-    use vramfit::engine::card_defaults::with_card_layout;
     use vramfit::engine::memory::SegmentKind;
+    use vramfit::engine::verdict::card_defaults::with_card_layout;
     let catalog = Catalog::embedded().unwrap();
     let m = model("gpt-oss-120b");
     let gpu = |id: &str| catalog.gpus[catalog.gpu_index(id).unwrap()].clone();
@@ -782,7 +801,10 @@ fn ollama_picks_its_context_from_the_cards_vram_on_every_path() {
     app.select_model("llama-3.1-8b");
     let mut sc = app.scenario.clone();
     sc.framework = Framework::Ollama;
-    vramfit::engine::settle::settle(&mut sc, &vramfit::engine::settle::UserSet::default());
+    vramfit::engine::runtimes::settle::settle(
+        &mut sc,
+        &vramfit::engine::runtimes::settle::UserSet::default(),
+    );
     app.set_scenario(sc);
     let rtx = app.catalog.gpu_index("rtx-4090").unwrap();
     app.pin(Some((rtx, 1)));

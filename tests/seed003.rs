@@ -5,9 +5,11 @@
 //! its own rules, the engine's cheaper pick is asserted and the reason is written down.
 
 use vramfit::catalog::Catalog;
-use vramfit::engine::gpu::{bandwidth_gbs_per_usd_month, usd_per_gb_month, usd_per_hour_from_month};
-use vramfit::engine::lookup::{LookupColumn, lookup_cell};
+use vramfit::engine::hardware::gpu::{
+    bandwidth_gbs_per_usd_month, usd_per_gb_month, usd_per_hour_from_month,
+};
 use vramfit::engine::memory::{SegmentKind, breakdown};
+use vramfit::engine::verdict::lookup::{LookupColumn, lookup_cell};
 use vramfit::engine::{Method, Scenario, Verdict, WeightPrecision, plan};
 
 const SIZES: [&str; 5] = ["seed-7b", "seed-13b", "seed-34b", "seed-70b", "seed-405b"];

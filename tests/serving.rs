@@ -3,8 +3,8 @@
 use serde_json::Value;
 use vramfit::catalog::Catalog;
 use vramfit::engine::memory::breakdown;
-use vramfit::engine::scenario::Split;
-use vramfit::engine::serving::Bound;
+use vramfit::engine::speed::serving::Bound;
+use vramfit::engine::workload::scenario::Split;
 use vramfit::engine::{Scenario, SegmentKind, Verdict, WeightPrecision, plan};
 
 mod common;

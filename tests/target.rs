@@ -1,5 +1,5 @@
 //! Rent to a target: the cheapest set-up that serves N users at a speed and a time to first
-//! token, or finishes a fine-tune by a deadline (`engine::target`). Each case is computed
+//! token, or finishes a fine-tune by a deadline (`engine::verdict::meets_target`). Each case is computed
 //! here by hand from the catalog's figures and the plan's own memory limits, in closed form
 //! (the engine bisects), and checked against `plan --json`.
 
@@ -7,7 +7,7 @@ mod common;
 use common::{option, vramfit};
 
 use vramfit::catalog::Catalog;
-use vramfit::engine::expected::{self, table};
+use vramfit::engine::speed::expected::{self, table};
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
     let out = vramfit().arg("plan").args(args).arg("--json").output().unwrap();
@@ -398,7 +398,7 @@ proptest::proptest! {
         let (m, sc) = scenario_of(&["-m", model, "--context", &ctx, "--users", &u, "--min-tps", &t]);
         let p = vramfit::engine::plan(&m, &c.gpus, &sc, true);
         let min_tps: f64 = t.parse().unwrap();
-        let pick = vramfit::engine::target::cheapest_meeting(&p.options);
+        let pick = vramfit::engine::verdict::meets_target::cheapest_meeting(&p.options);
         let cost = pick.and_then(|o| o.target).and_then(|t| t.cost()).unwrap_or(f64::INFINITY);
         if let Some(o) = pick {
             let check = o.target.unwrap();
@@ -455,7 +455,7 @@ fn the_planner_plan_and_fit_agree_on_the_target() {
     );
     assert_eq!(
         app.sort_by,
-        vramfit::engine::rank::SortBy::Target,
+        vramfit::engine::verdict::rank::SortBy::Target,
         "a target ranks by it"
     );
     let plan = plan_json(&["-m", "llama-3.1-8b", "--users", "40", "--min-tps", "20"]);

@@ -366,9 +366,9 @@ fn a_plan_for_an_imported_model_saves_its_path() {
 
 #[test]
 fn every_planner_step_lies_in_the_knobs_one_range() {
-    use vramfit::engine::scenario::ranges;
+    use vramfit::engine::workload::scenario::ranges;
     use vramfit::tui::app::*;
-    let whole = |steps: &[u64], r: vramfit::engine::scenario::Range| {
+    let whole = |steps: &[u64], r: vramfit::engine::workload::scenario::Range| {
         for s in steps.iter().filter(|s| **s > 0) {
             assert!(r.check(*s as f64).is_ok(), "{} step {s}", r.flag);
         }
@@ -484,8 +484,12 @@ fn a_rig_and_ram_by_keys_agree_with_plan() {
     assert_eq!(app.rig, vec![(g4090, 1), (g3090, 1)]);
     let target = app.target().unwrap().clone();
     assert_eq!(target.rig, app.rig, "the bar is drawn against the rig");
-    let planned =
-        vramfit::engine::rig::plan_rig(app.current_model(), &app.catalog.gpus, &app.rig, &app.scenario);
+    let planned = vramfit::engine::verdict::rig::plan_rig(
+        app.current_model(),
+        &app.catalog.gpus,
+        &app.rig,
+        &app.scenario,
+    );
     assert_eq!(target.placement, planned.options[0].placement);
     assert_eq!(target.verdict, planned.options[0].verdict);
     assert_eq!(target.limits, planned.options[0].limits);

@@ -66,7 +66,7 @@ fn lfm2_counts_its_convolutions_and_gives_kv_to_attention_layers_only() {
     check(&m, estimate, (lo, hi), published as f64, 1.0);
     // KV per token: 6 attention layers × 2 × 8 kv heads × 64, 16-bit (not 16 layers).
     assert_eq!(m.kv_bytes_per_token(2.0), (6 * 2 * 8 * 64 * 2) as f64);
-    assert_eq!(vramfit::engine::kv::state_elements(&m), 10 * h * 3);
+    assert_eq!(vramfit::engine::memory::kv::state_elements(&m), 10 * h * 3);
 }
 
 /// Qwen3-Next (Qwen3-Coder-Next's config): a full-attention layer every 4th
@@ -94,7 +94,7 @@ fn qwen3_next_counts_its_linear_attention_and_experts() {
     // the convolution's last 3 inputs of q, k, v and 32 heads × 128 × 128.
     assert_eq!(m.kv_bytes_per_token(2.0), (12 * 2 * 2 * 256 * 2) as f64);
     assert_eq!(
-        vramfit::engine::kv::state_elements(&m),
+        vramfit::engine::memory::kv::state_elements(&m),
         36 * ((2 * key + value) * 3 + 32 * 128 * 128)
     );
     assert_eq!(m.params().active, estimate - 48 * 502 * 3 * h * 512);

@@ -5,7 +5,7 @@
 //! names a count that fits.
 
 use vramfit::catalog::Catalog;
-use vramfit::engine::rank::{SortBy, one_row_per_card, rank_key, rank_options};
+use vramfit::engine::verdict::rank::{SortBy, one_row_per_card, rank_key, rank_options};
 use vramfit::engine::{Choice, Convention, Method, Plan, Scenario, WeightPrecision, plan};
 use vramfit::tui::states::{fresh_app, render};
 

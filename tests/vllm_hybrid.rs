@@ -1,12 +1,12 @@
 //! vLLM V1's hybrid KV-cache allocator on every path: plan's JSON and table, fit and
 //! explain say the same pool (the rule itself is checked on hand-computed cases in
-//! `engine::vllm_pool`).
+//! `engine::memory::vllm_pool`).
 
 mod common;
 use common::{segment, vramfit, vramfit_in};
+use vramfit::engine::workload::version;
 
 use vramfit::catalog::Catalog;
-use vramfit::engine::release;
 use vramfit::engine::{Scenario, WeightPrecision};
 
 fn run(args: &[&str], json: bool) -> String {
@@ -78,7 +78,7 @@ fn explain_names_the_hybrid_allocator() {
     let c = Catalog::embedded().unwrap();
     let m = c.model("gpt-oss-120b").unwrap();
     let mut sc = Scenario::seed_inference(WeightPrecision::Mxfp4).calibrated();
-    let (framework, version) = release::parse_runtime("vllm@0.11").unwrap();
+    let (framework, version) = version::parse_runtime("vllm@0.11").unwrap();
     sc.release = version;
     framework.apply(&mut sc);
     sc.context = 16_000;
@@ -91,9 +91,9 @@ fn explain_names_the_hybrid_allocator() {
     let lines = vramfit::present::explain::explain_option(m, &c.gpus[g], o, &plan, &sc);
     let expected = format!(
         "vLLM's hybrid allocator: 2 groups of 18 layers share one pool of {} blocks of 16 tokens; a sequence of 16,000 tokens holds 1,009 blocks (1 full × 1,000 + 1 sliding × 9 for the window of 128), so {} fit; vLLM logs \"GPU KV cache size: {} tokens\"",
-        vramfit::engine::units::group_thousands(pool.num_blocks as i64),
+        vramfit::engine::basics::units::group_thousands(pool.num_blocks as i64),
         pool.sequences,
-        vramfit::engine::units::group_thousands(pool.logged_tokens as i64),
+        vramfit::engine::basics::units::group_thousands(pool.logged_tokens as i64),
     );
     assert!(
         lines.iter().any(|l| l.starts_with(&expected)),

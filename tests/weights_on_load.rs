@@ -3,10 +3,10 @@
 
 mod common;
 use common::{segment, vramfit};
+use vramfit::engine::workload::version;
 
 use vramfit::catalog::Catalog;
 use vramfit::engine::memory::breakdown;
-use vramfit::engine::release;
 use vramfit::engine::{Scenario, SegmentKind, WeightPrecision};
 
 const MIB: f64 = 1_048_576.0;
@@ -19,7 +19,7 @@ fn scenario(runtime: &str, weights: WeightPrecision, cards: u32) -> Scenario {
     let mut sc = Scenario::seed_inference(weights).calibrated();
     sc.cards = cards;
     if !runtime.is_empty() {
-        let (framework, version) = release::parse_runtime(runtime).unwrap();
+        let (framework, version) = version::parse_runtime(runtime).unwrap();
         sc.release = version;
         framework.apply(&mut sc);
     }
@@ -111,7 +111,7 @@ fn an_imported_config_lays_out_its_rotary_table_as_the_catalog_does() {
  "rope_scaling": {"factor": 8.0, "rope_type": "linear"}}}"#;
     let m = hf::from_str("config.json", gemma, "gemma-3-4b").unwrap();
     assert_eq!(m.rope, model("gemma-3-4b").rope);
-    assert_eq!(vramfit::engine::rope::vllm_table_bytes(&m), 576.0 * MIB);
+    assert_eq!(vramfit::engine::model::rope::vllm_table_bytes(&m), 576.0 * MIB);
     let qwen_vl = r#"{"model_type": "qwen2_5_vl", "hidden_size": 3584, "intermediate_size": 18944,
  "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
  "vocab_size": 152064, "max_position_embeddings": 128000,

@@ -7,7 +7,7 @@
 mod common;
 
 use vramfit::catalog::Catalog;
-use vramfit::engine::rank::SortBy;
+use vramfit::engine::verdict::rank::SortBy;
 use vramfit::engine::{Method, Scenario, WeightPrecision, plan};
 use vramfit::lang::Lang;
 use vramfit::present::explain::explain_option;
@@ -330,7 +330,7 @@ fn llama_cpp_and_ollama_show_their_fixed_slots() {
     assert!(!row.contains("slot"), "{row}");
     // Explain says why.
     let mut sc = Scenario::seed_inference(WeightPrecision::Q4KM).calibrated();
-    sc.release = Some(vramfit::engine::release::Version::Release(0, 9, 0));
+    sc.release = Some(vramfit::engine::workload::version::Version::Release(0, 9, 0));
     vramfit::engine::Framework::Ollama.apply(&mut sc);
     let lines = in_lang(Lang::En, || explain("llama-3.1-8b", &sc, "rtx-4090", 1));
     assert!(

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::catalog::{Catalog, hf};
 use crate::engine::memory::{SegmentKind, breakdown};
-use crate::engine::plan::plan;
+use crate::engine::verdict::plan::plan;
 use crate::engine::{Convention, Method, Model, Scenario, WeightPrecision};
 
 pub const MEASUREMENTS: &str = include_str!("../../tests/data/measurements.toml");
@@ -98,7 +98,7 @@ pub struct Row {
     pub generic_predicted: f64,
     pub framework: crate::engine::Framework,
     /// The framework's release the run was planned for, where the case names one.
-    pub release: Option<crate::engine::release::Version>,
+    pub release: Option<crate::engine::workload::version::Version>,
     /// The engine and version as the source gives them ("vLLM 0.11.0 (V1)", "llama.cpp b3600").
     pub engine: String,
     pub seed_predicted: f64,
@@ -156,7 +156,7 @@ fn on_card(catalog: &Catalog, sc: &Scenario, setup: &setups::Setup) -> Scenario 
     let gpu = setup.gpu.as_deref().and_then(|g| catalog.gpu_index(g));
     gpu.map_or_else(
         || sc.clone(),
-        |i| crate::engine::card_defaults::with_card_layout(sc, &catalog.gpus[i]),
+        |i| crate::engine::verdict::card_defaults::with_card_layout(sc, &catalog.gpus[i]),
     )
 }
 
@@ -177,7 +177,9 @@ fn predict(catalog: &Catalog, model: &Model, sc: &Scenario, compare: &Compare) -
                 .unwrap_or(0.0);
             g * util - (b.total() - b.get(SegmentKind::KvCache))
         }
-        Compare::KvTokens { kv_bytes } => crate::engine::kv::vllm_logged_tokens(model, sc, *kv_bytes) as f64,
+        Compare::KvTokens { kv_bytes } => {
+            crate::engine::memory::kv::vllm_logged_tokens(model, sc, *kv_bytes) as f64
+        }
         Compare::DecodeCeiling { gpu } => {
             let Some(i) = catalog.gpu_index(gpu) else {
                 return 0.0;
@@ -386,7 +388,7 @@ pub fn markdown(rows: &[Row]) -> String {
                 s,
                 "| {} | {} | {} | {} | {} | {:.1} t/s | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % of ceiling | ≤ {:.1} t/s | {:.0} % | {} | {} |",
                 r.id,
-                crate::engine::release::runtime_id(r.framework, r.release),
+                crate::engine::workload::version::runtime_id(r.framework, r.release),
                 r.engine.replace('|', "/"),
                 r.confidence,
                 compare_label(&r.compare),
@@ -409,7 +411,7 @@ pub fn markdown(rows: &[Row]) -> String {
                 s,
                 "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:+.1} % | {:.3} | {:+.1} % | {:.2} | {:+.1} % | ±{:.0} %{} | {} |",
                 r.id,
-                crate::engine::release::runtime_id(r.framework, r.release),
+                crate::engine::workload::version::runtime_id(r.framework, r.release),
                 r.engine.replace('|', "/"),
                 r.confidence,
                 compare_label(&r.compare),

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::Compare;
-use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Split, TrainingPrecision};
+use crate::engine::workload::scenario::{LoraTargets, Offload, Optimizer, Split, TrainingPrecision};
 use crate::engine::{Choice, Framework, KvPrecision, Method, Scenario, SegmentKind, WeightPrecision};
 
 pub const SETUPS: &str = include_str!("../../tests/data/accuracy-setups.toml");
@@ -28,7 +28,7 @@ pub struct Setup {
     /// The framework the run names (generic where it names none).
     pub framework: Framework,
     /// Its release, where the case names one.
-    pub release: Option<crate::engine::release::Version>,
+    pub release: Option<crate::engine::workload::version::Version>,
     /// Largest |error| the test accepts for this case.
     pub tolerance: f64,
     /// What the mapping assumed, or what the engine cannot model.
@@ -151,10 +151,12 @@ impl Entry {
 
     /// The framework the run names, with its release where the case gives one
     /// (`vllm@0.11`).
-    fn runtime(&self) -> Result<(Framework, Option<crate::engine::release::Version>), String> {
+    fn runtime(&self) -> Result<(Framework, Option<crate::engine::workload::version::Version>), String> {
         match &self.framework {
             None => Ok((Framework::Generic, None)),
-            Some(f) => crate::engine::release::parse_runtime(f).map_err(|e| format!("{}: {e}", self.id)),
+            Some(f) => {
+                crate::engine::workload::version::parse_runtime(f).map_err(|e| format!("{}: {e}", self.id))
+            }
         }
     }
 

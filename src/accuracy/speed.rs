@@ -6,10 +6,10 @@
 use serde::Deserialize;
 
 use crate::catalog::Catalog;
-use crate::engine::expected::{self, Family, Fitted, Hardware, Sample, Shape};
-use crate::engine::host::{Host, Pin};
-use crate::engine::plan::{Scope, Solve, plan_in};
-use crate::engine::scenario::Split;
+use crate::engine::hardware::host::{Host, Pin};
+use crate::engine::speed::expected::{self, Family, Fitted, Hardware, Sample, Shape};
+use crate::engine::verdict::plan::{Scope, Solve, plan_in};
+use crate::engine::workload::scenario::Split;
 use crate::engine::{Choice, Scenario, WeightPrecision};
 
 pub const SPEED_RUNS: &str = include_str!("../../tests/data/speed-runs.toml");
@@ -371,7 +371,7 @@ pub fn evaluate_with(catalog: &Catalog, min_fixed_runs: usize) -> Result<Evaluat
     })
 }
 
-/// The Rust source of `engine::expected::table` for these tables: the classes with at
+/// The Rust source of `engine::speed::expected::table` for these tables: the classes with at
 /// least [`expected::MIN_RUNS`] runs (the others give no figure), shares to four decimals.
 pub fn table_source(e: &Evaluation) -> String {
     use std::fmt::Write as _;

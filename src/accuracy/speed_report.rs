@@ -13,14 +13,14 @@ pub fn median_abs(values: impl IntoIterator<Item = f64>) -> Option<f64> {
         return None;
     }
     v.sort_by(f64::total_cmp);
-    Some(crate::engine::expected::quantile(&v, 0.5))
+    Some(crate::engine::speed::expected::quantile(&v, 0.5))
 }
 
 /// The median share of the ceiling over `rows`: the trivial estimate's one factor.
 pub fn median_share(rows: &[&SpeedRow]) -> f64 {
     let mut v: Vec<f64> = rows.iter().map(|r| r.share()).collect();
     v.sort_by(f64::total_cmp);
-    crate::engine::expected::quantile(&v, 0.5)
+    crate::engine::speed::expected::quantile(&v, 0.5)
 }
 
 /// One group's figures (all runs, MoE runs, offloaded runs).
@@ -163,7 +163,7 @@ fn rows_table(s: &mut String, rows: &[SpeedRow]) {
 /// The speed section of `docs/accuracy.md`.
 pub fn markdown(e: &Evaluation) -> String {
     let mut s = String::new();
-    let min = crate::engine::expected::MIN_FIXED_RUNS;
+    let min = crate::engine::speed::expected::MIN_FIXED_RUNS;
     let _ = writeln!(
         s,
         "\n## Speed: expected vs measured\n\n\
@@ -176,7 +176,7 @@ pub fn markdown(e: &Evaluation) -> String {
          scheduling), so expected = 1 ÷ (1 ÷ (efficiency × ceiling) + fixed), per user (a batch's\n\
          aggregate is the batch × that); the fixed cost is fitted on a 0–20 ms grid for classes of {min}\n\
          runs or more, the efficiency is the median over the class's runs with that cost taken out\n\
-         (`engine::expected`). With no fixed cost (smaller classes, every prefill class) expected =\n\
+         (`engine::speed::expected`). With no fixed cost (smaller classes, every prefill class) expected =\n\
          ceiling × the class's median share. The band is the class's lowest to highest efficiency,\n\
          and a class needs 3 runs. Error = expected / measured − 1; the\n\
          leave-one-out column predicts each run from its class fitted without it. The trivial estimate\n\

@@ -117,7 +117,7 @@ pub fn check_against_shape(c: &Checkpoint, shape_params: u64) -> Result<(), Stri
         return Ok(());
     }
     // Both are at most 10^15 (the checkpoint's bound and the shape's): they fit an i64.
-    let exact = |n: u64| crate::engine::units::group_thousands(n.min(i64::MAX as u64) as i64);
+    let exact = |n: u64| crate::engine::basics::units::group_thousands(n.min(i64::MAX as u64) as i64);
     Err(format!(
         "the tensors hold {} parameters ({} bytes in {} files) but the shape has {}: more than {SHAPE_FACTOR} times {}, so the checkpoint is incomplete or not this model",
         exact(file),

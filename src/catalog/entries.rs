@@ -4,9 +4,9 @@
 
 use serde::Deserialize;
 
-use crate::engine::gpu::{Gpu, Offer};
+use crate::engine::hardware::gpu::{Gpu, Offer};
+use crate::engine::hardware::slice::MigProfile;
 use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow, Ssm};
-use crate::engine::slice::MigProfile;
 
 /// One catalog file: any of the three arrays may be present.
 #[derive(Debug, Default, Deserialize)]
@@ -128,11 +128,11 @@ pub(super) struct ModelEntry {
     /// A vision-language model's image encoder: `{ params, tokens_per_image }` or
     /// `{ params, pixels_per_token, min_tokens, max_tokens }`.
     #[serde(default)]
-    pub(super) vision: Option<crate::engine::vision::Vision>,
+    pub(super) vision: Option<crate::engine::model::vision::Vision>,
     /// The rotary table's layout where it is not one row per position:
     /// `{ linear_factor, multimodal, local_table, rotary_dim }`.
     #[serde(default)]
-    pub(super) rope: Option<crate::engine::rope::Rope>,
+    pub(super) rope: Option<crate::engine::model::rope::Rope>,
     #[serde(default)]
     pub(super) norms_per_layer: Option<u64>,
     #[serde(default)]
@@ -282,8 +282,8 @@ impl ModelEntry {
             arch.ssm = self.ssm;
         }
         if let Some(f) = &self.attention_16bit_in {
-            use crate::engine::choice::Choice;
-            match crate::engine::precision::WeightPrecision::from_id(f) {
+            use crate::engine::basics::choice::Choice;
+            match crate::engine::model::precision::WeightPrecision::from_id(f) {
                 Some(w) if w.is_quantized() => arch.attention_16bit_in = Some(w),
                 _ => {
                     return fail(

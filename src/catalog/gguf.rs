@@ -465,7 +465,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
     let mut warnings = vec![format!(
         "the file holds {} of weights ({} parameters, exact from its tensor infos{}); planned as stored unless --weights names another format",
         total.summary(),
-        crate::engine::units::format_params(total.params),
+        crate::engine::basics::units::format_params(total.params),
         if total.files > 1 {
             format!(", {} parts", total.files)
         } else {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::FileError;
 use super::gguf::read_gguf;
-use crate::engine::vision::Vision;
+use crate::engine::model::vision::Vision;
 
 /// llama.cpp's own bounds on a Qwen2/2.5/3-VL image's tokens (clip.cpp `set_limit_image_tokens`).
 const QWEN_VL_TOKENS: (u32, u32) = (8, 4096);

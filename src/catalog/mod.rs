@@ -49,7 +49,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::engine::gpu::Gpu;
+use crate::engine::hardware::gpu::Gpu;
 use crate::engine::model::Model;
 
 pub const EMBEDDED_MODELS: &str = include_str!("../../catalog/models.toml");

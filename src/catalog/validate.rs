@@ -2,7 +2,7 @@
 //! errors pointed at the field's line and column.
 
 use super::FileError;
-use crate::engine::gpu::{Gpu, Offer};
+use crate::engine::hardware::gpu::{Gpu, Offer};
 
 /// Point a value error at `field = …` inside the entry whose id is `id` (at the id when
 /// the field is not written there).
@@ -82,7 +82,7 @@ pub(super) fn validate_gpu(g: &Gpu) -> Result<(), (&'static str, String)> {
             check_number("carve_out_gb", c, 0.0, g.memory_gb)?;
         }
         if let Some(b) = g.memory_visible_bytes {
-            use crate::engine::ranges::{MAX_CARD_BYTES, MIN_CARD_BYTES};
+            use crate::engine::workload::ranges::{MAX_CARD_BYTES, MIN_CARD_BYTES};
             check_number("memory_visible_bytes", b, MIN_CARD_BYTES, MAX_CARD_BYTES)?;
         }
         if let Some(m) = g.memory_smi_mib {
@@ -141,7 +141,7 @@ pub(super) fn validate_offer(o: &Offer) -> Result<(), (&'static str, String)> {
                 ),
             ));
         }
-        if !crate::engine::gpu::CURRENCIES
+        if !crate::engine::hardware::gpu::CURRENCIES
             .iter()
             .any(|c| c.eq_ignore_ascii_case(&o.currency))
         {
@@ -150,7 +150,7 @@ pub(super) fn validate_offer(o: &Offer) -> Result<(), (&'static str, String)> {
                 format!(
                     "currency '{}' has no exchange rate (use {})",
                     crate::text::clean_prefix(&o.currency, 20),
-                    crate::engine::gpu::CURRENCIES.join(" or ")
+                    crate::engine::hardware::gpu::CURRENCIES.join(" or ")
                 ),
             ));
         }

@@ -4,10 +4,12 @@ use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::{CheckpointingArg, CliError, OnOff, choice, whole};
-use crate::engine::framework::Setting;
-use crate::engine::rank::SortBy;
-use crate::engine::scenario::{LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision, ranges};
-use crate::engine::settle::{UserSet, settle};
+use crate::engine::runtimes::presets::Setting;
+use crate::engine::runtimes::settle::{UserSet, settle};
+use crate::engine::verdict::rank::SortBy;
+use crate::engine::workload::scenario::{
+    LoraTargets, Offload, Optimizer, Rent, Split, TrainingPrecision, ranges,
+};
 use crate::engine::{Convention, Framework, KvPrecision, Method, Scenario, TightRule, WeightPrecision};
 
 #[derive(Debug, Args)]
@@ -164,7 +166,7 @@ pub struct PlanArgs {
     /// torchtune, torchtitan, unsloth, vllm, sglang, llama.cpp, ollama; a release after @
     /// follows that release's rules (vllm@0.11, llama.cpp@b7079, ollama@0.12), else the newest.
     #[arg(long, value_name = "NAME[@VERSION]", value_parser = super::runtime(), default_value = "generic")]
-    pub framework: (Framework, Option<crate::engine::release::Version>),
+    pub framework: (Framework, Option<crate::engine::workload::version::Version>),
     /// Network between nodes of 8 cards, in Gb/s (multi-node training).
     #[arg(long, default_value_t = 400.0)]
     pub network_gbps: f64,
@@ -284,7 +286,7 @@ impl PlanArgs {
         sc.images = self.images.unwrap_or(0);
         sc.image_side = self
             .image_size
-            .unwrap_or(crate::engine::vision::DEFAULT_IMAGE_SIDE);
+            .unwrap_or(crate::engine::model::vision::DEFAULT_IMAGE_SIDE);
         if sc.images > 0 {
             if model.vision.is_none() {
                 return Err(CliError(format!(
@@ -292,15 +294,15 @@ impl PlanArgs {
                     model.name
                 )));
             }
-            crate::engine::images::check_context(model, &sc)
+            crate::engine::memory::images::check_context(model, &sc)
                 .map_err(|overflow| CliError(format!("{overflow}; raise --context")))?;
         }
         Ok(sc)
     }
 
     /// The host from `--ram`, `--ram-bandwidth` and `--wired-limit`; `None` without `--ram`.
-    pub fn host(&self) -> Result<Option<crate::engine::host::Host>, CliError> {
-        use crate::engine::host::{Host, platform};
+    pub fn host(&self) -> Result<Option<crate::engine::hardware::host::Host>, CliError> {
+        use crate::engine::hardware::host::{Host, platform};
         let Some(gb) = self.ram else {
             if self.ram_bandwidth.is_some() {
                 return Err(CliError("--ram-bandwidth needs --ram GB (the host's RAM)".into()));
@@ -321,7 +323,7 @@ impl PlanArgs {
                     return Err(CliError(format!(
                         "--ram-bandwidth '{}' is neither GB/s nor a platform; platforms: {}",
                         crate::text::clean_prefix(b, 30),
-                        crate::engine::host::PLATFORMS
+                        crate::engine::hardware::host::PLATFORMS
                             .iter()
                             .map(|p| p.id)
                             .collect::<Vec<_>>()
@@ -345,8 +347,8 @@ impl PlanArgs {
     }
 
     /// The target the flags ask for.
-    pub fn target(&self) -> crate::engine::target::Target {
-        crate::engine::target::Target {
+    pub fn target(&self) -> crate::engine::verdict::meets_target::Target {
+        crate::engine::verdict::meets_target::Target {
             users: self.users,
             min_tps: self.min_tps,
             max_ttft_s: self.max_ttft,
@@ -389,7 +391,7 @@ impl PlanArgs {
             card_class: self
                 .class
                 .as_deref()
-                .and_then(crate::engine::gpu::GpuClass::from_id),
+                .and_then(crate::engine::hardware::gpu::GpuClass::from_id),
             pin: crate::engine::placement::layers::Pin {
                 gpu_layers: self.gpu_layers,
                 cpu_moe: self.n_cpu_moe,

@@ -7,7 +7,7 @@ use super::resolve::{check_provider, load_catalog, resolve_gpu, resolve_model, r
 use super::{Cli, CliError, Command, PlanArgs, generate, io_error};
 use crate::catalog::Catalog;
 use crate::engine::plan;
-use crate::engine::rank::SortBy;
+use crate::engine::verdict::rank::SortBy;
 use crate::present::i18n;
 
 /// Run a subcommand, writing its output to `out`.
@@ -74,7 +74,9 @@ pub fn run(
             let filter = crate::present::text::GpuFilter {
                 search: search.as_deref(),
                 vendor: vendor.as_deref(),
-                class: class.as_deref().and_then(crate::engine::gpu::GpuClass::from_id),
+                class: class
+                    .as_deref()
+                    .and_then(crate::engine::hardware::gpu::GpuClass::from_id),
             };
             let text = crate::present::text::gpus(&catalog, *json, &filter);
             if text.is_empty() {
@@ -212,9 +214,10 @@ fn run_plan(
     // The text table shows one row per card (unless --all): only those rows' limits are
     // solved, the searches being most of a plan's cost (the JSON and Markdown carry all).
     let text_rows_only = !args.json && !args.markdown && !args.all;
-    let rows_shown = |options: &[crate::engine::FitOption]| crate::engine::rank::one_row_per_card(options);
+    let rows_shown =
+        |options: &[crate::engine::FitOption]| crate::engine::verdict::rank::one_row_per_card(options);
     let mut plan = if rig.is_empty() {
-        use crate::engine::plan::{Scope, Solve, plan_in};
+        use crate::engine::verdict::plan::{Scope, Solve, plan_in};
         plan_in(
             &model,
             &gpus,
@@ -230,11 +233,11 @@ fn run_plan(
             },
         )
     } else {
-        crate::engine::rig::plan_rig(&model, &gpus, &rig, &scenario)
+        crate::engine::verdict::rig::plan_rig(&model, &gpus, &rig, &scenario)
     };
     // The plan comes ranked by price.
     if sort != SortBy::Price {
-        crate::engine::rank::rank_options(&mut plan.options, sort);
+        crate::engine::verdict::rank::rank_options(&mut plan.options, sort);
     }
     if args.markdown {
         out.write_all(crate::present::markdown::plan_markdown(&model, &gpus, &scenario, &plan).as_bytes())
@@ -261,7 +264,7 @@ fn run_fit(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    use crate::engine::advise::{Target, advise};
+    use crate::engine::verdict::advise::{Target, advise};
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }
@@ -292,7 +295,7 @@ fn run_fit(
     };
     let advice = advise(&model, &catalog.gpus, &scenario, target);
     // With a target: what would reach it (or reach it for less), each change re-planned.
-    let reaches = crate::engine::reach::reachable(&model, &catalog.gpus, &scenario);
+    let reaches = crate::engine::renting::reach::reachable(&model, &catalog.gpus, &scenario);
     let text = if args.json {
         let mut json = serde_json::to_value(crate::present::advice::advice_json(
             &advice,
@@ -318,7 +321,7 @@ fn run_fit(
             let cell = crate::present::target_text::cell(advice.now.target.as_ref());
             text.push_str(&format!("\n{line}: {cell}\n"));
         }
-        let asked = crate::engine::reach::as_asked(&model, &catalog.gpus, &scenario);
+        let asked = crate::engine::renting::reach::as_asked(&model, &catalog.gpus, &scenario);
         text.push_str(&crate::present::target_text::remedies_text(
             &catalog.gpus,
             &scenario,
@@ -349,8 +352,8 @@ pub fn write_screenshots(dir: &Path) -> Result<Vec<(String, &'static str)>, CliE
 /// setting (`Gpu::with_ecc`); the others as they are.
 fn with_ecc(mut catalog: Catalog, ecc: Option<&str>) -> Catalog {
     let want = match ecc {
-        Some("on") => crate::engine::gpu::EccState::On,
-        Some("off") => crate::engine::gpu::EccState::Off,
+        Some("on") => crate::engine::hardware::gpu::EccState::On,
+        Some("off") => crate::engine::hardware::gpu::EccState::Off,
         _ => return catalog,
     };
     for g in &mut catalog.gpus {

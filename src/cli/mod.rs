@@ -15,7 +15,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 
 use crate::engine::Choice;
-use crate::engine::scenario::Range;
+use crate::engine::workload::scenario::Range;
 use resolve::resolve_gpu;
 
 /// A switch spelled `on` or `off`.
@@ -190,10 +190,14 @@ pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
 }
 
 /// Parse `--framework NAME[@VERSION]` (`vllm`, `vllm@0.11`, `llama.cpp@b7079`).
-pub fn runtime()
--> impl TypedValueParser<Value = (crate::engine::Framework, Option<crate::engine::release::Version>)> {
+pub fn runtime() -> impl TypedValueParser<
+    Value = (
+        crate::engine::Framework,
+        Option<crate::engine::workload::version::Version>,
+    ),
+> {
     clap::builder::NonEmptyStringValueParser::new()
-        .try_map(|s: String| crate::engine::release::parse_runtime(&s))
+        .try_map(|s: String| crate::engine::workload::version::parse_runtime(&s))
 }
 
 #[derive(Debug, Parser)]

@@ -56,12 +56,12 @@ pub fn check_provider(catalog: &Catalog, wanted: &str) -> Result<(), CliError> {
     let offers = catalog.gpus.iter().flat_map(|g| &g.offers);
     if offers
         .clone()
-        .any(|o| crate::engine::gpu::provider_matches(&o.provider, wanted))
+        .any(|o| crate::engine::hardware::gpu::provider_matches(&o.provider, wanted))
     {
         return Ok(());
     }
     let mut known: Vec<&str> = offers
-        .map(|o| crate::engine::gpu::provider_short_name(&o.provider))
+        .map(|o| crate::engine::hardware::gpu::provider_short_name(&o.provider))
         .collect();
     known.sort_unstable_by_key(|k| k.to_lowercase());
     known.dedup();
@@ -92,7 +92,7 @@ pub(super) fn resolve_rig(catalog: &Catalog, wanted: &str) -> Result<Vec<(usize,
         }
     }
     let total: u64 = rig.iter().map(|r| u64::from(r.1)).sum();
-    crate::engine::ranges::CARDS
+    crate::engine::workload::ranges::CARDS
         .check(total as f64)
         .map_err(|e| CliError(e.message))?;
     Ok(rig)
@@ -117,7 +117,7 @@ fn split_count(part: &str) -> Result<(u32, &str), String> {
         format!(
             "'{}' is not a card count (1 to {})",
             &part[..digits],
-            crate::engine::ranges::MAX_CARDS
+            crate::engine::workload::ranges::MAX_CARDS
         )
     })?;
     Ok((count, id))

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::this_machine::host_available_bytes;
 use super::tool::{ToolRun, run_tool};
-use crate::engine::host::{Host, Platform, platform};
+use crate::engine::hardware::host::{Host, Platform, platform};
 
 /// What `/proc/cpuinfo` says of the CPU.
 #[derive(Debug, Clone, PartialEq, Eq)]

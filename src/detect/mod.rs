@@ -155,7 +155,7 @@ pub fn detect(catalog: &Catalog, timeout: Duration) -> Detection {
 
 /// Cards whose tool does not report the memory a process can use, because they share the
 /// host's: a GB10 (nvidia-smi prints "[N/A]") is planned on the catalog's unified pool, an
-/// AMD APU on its carve-out plus the GTT the kernel lends (`engine::gpu::apu_pool_bytes`).
+/// AMD APU on its carve-out plus the GTT the kernel lends (`engine::hardware::gpu::apu_pool_bytes`).
 /// A card with no total that is not such a part is named in a note and left out.
 fn unified_pools(d: &mut Detection, catalog: &Catalog) {
     let entry = |g: &DetectedGpu| {
@@ -190,7 +190,7 @@ fn unified_pools(d: &mut Detection, catalog: &Catalog) {
         } else if let Some(c) = card.filter(|c| c.carve_out_gb.is_some())
             && g.gtt_total_bytes > 0
         {
-            let pool = crate::engine::gpu::apu_pool_bytes(g.memory_total_bytes as f64, g.gtt_total_bytes as f64);
+            let pool = crate::engine::hardware::gpu::apu_pool_bytes(g.memory_total_bytes as f64, g.gtt_total_bytes as f64);
             notes.push(format!(
                 "{} is an APU: {:.1} GB carve-out and {:.1} GB lent as GTT, so a runtime can use {:.1} GB",
                 c.name,

@@ -10,8 +10,8 @@ const MIB: f64 = 1_048_576.0;
 /// (`memory_visible_bytes`: 0.1 GB to 100 TB); `total_text` and `unit` echo what it said.
 fn card_memory(source: &str, card: &str, total: f64, total_text: &str, unit: &str) -> Result<u64, String> {
     let (lo, hi) = (
-        crate::engine::ranges::MIN_CARD_BYTES,
-        crate::engine::ranges::MAX_CARD_BYTES,
+        crate::engine::workload::ranges::MIN_CARD_BYTES,
+        crate::engine::workload::ranges::MAX_CARD_BYTES,
     );
     if total.is_finite() && (lo..=hi).contains(&total) {
         // In range, so the conversion is exact enough and cannot saturate.
@@ -20,8 +20,8 @@ fn card_memory(source: &str, card: &str, total: f64, total_text: &str, unit: &st
         Err(format!(
             "{source} reports {card} with {} {unit}; a card has between {} and {} GB",
             crate::text::clean_prefix(total_text, 40),
-            crate::engine::units::plain_number(lo / 1e9),
-            crate::engine::units::plain_number(hi / 1e9),
+            crate::engine::basics::units::plain_number(lo / 1e9),
+            crate::engine::basics::units::plain_number(hi / 1e9),
         ))
     }
 }
@@ -184,7 +184,7 @@ pub fn parse_rocm_smi(text: &str, d: &mut Detection) {
         // What the kernel lends as GTT (`--showmeminfo gtt`): an APU's real pool.
         let gtt = field(&["GTT Total Memory (B)"])
             .and_then(|t| t.parse::<u64>().ok())
-            .filter(|&g| (g as f64) <= crate::engine::ranges::MAX_CARD_BYTES)
+            .filter(|&g| (g as f64) <= crate::engine::workload::ranges::MAX_CARD_BYTES)
             .unwrap_or(0);
         d.gpus.push(DetectedGpu {
             index: key
@@ -203,7 +203,7 @@ pub fn parse_rocm_smi(text: &str, d: &mut Detection) {
 }
 
 /// `sysctl -n hw.memsize machdep.cpu.brand_string`: an Apple machine's unified memory and
-/// chip. The GPU may use what Metal recommends by default (`engine::apple`'s rule).
+/// chip. The GPU may use what Metal recommends by default (`engine::hardware::apple`'s rule).
 pub fn parse_sysctl(text: &str, d: &mut Detection) {
     let mut lines = text.lines().map(str::trim);
     let (Some(memsize_text), Some(brand)) = (lines.next(), lines.next()) else {
@@ -212,7 +212,7 @@ pub fn parse_sysctl(text: &str, d: &mut Detection) {
     let (Some(memsize), true) = (memsize_text.parse::<u64>().ok(), brand.starts_with("Apple")) else {
         return;
     };
-    let share = crate::engine::apple::metal_default_working_set_bytes(memsize as f64);
+    let share = crate::engine::hardware::apple::metal_default_working_set_bytes(memsize as f64);
     let name = crate::text::clean_prefix(brand, 60);
     let card = format!("the {name}");
     let unit = "B of unified memory (Metal's share)";
@@ -314,7 +314,7 @@ pub fn parse_wired_limit(text: &str, memsize_bytes: u64, d: &mut Detection) {
         return;
     }
     let wired = mib.saturating_mul(1_048_576);
-    if wired > memsize_bytes || (wired as f64) < crate::engine::ranges::MIN_CARD_BYTES {
+    if wired > memsize_bytes || (wired as f64) < crate::engine::workload::ranges::MIN_CARD_BYTES {
         d.notes.push(format!(
             "iogpu.wired_limit_mb = {mib} is not a share of this Mac's {:.1} GB; Metal's default is planned on",
             memsize_bytes as f64 / 1e9

@@ -56,12 +56,12 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
     };
     let Some(n) = u32::try_from(d.gpus.len())
         .ok()
-        .filter(|n| *n <= crate::engine::ranges::MAX_CARDS)
+        .filter(|n| *n <= crate::engine::workload::ranges::MAX_CARDS)
     else {
         return Err(format!(
             "this machine reports {} cards; a plan takes 1 to {} cards",
             d.gpus.len(),
-            crate::engine::ranges::MAX_CARDS
+            crate::engine::workload::ranges::MAX_CARDS
         ));
     };
     let mixed = d.gpus.iter().any(|g| g.name != first.name);
@@ -115,15 +115,15 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
             bf16_tflops: None,
             fp8_tflops: None,
             fp8: false,
-            link: crate::engine::gpu::LinkKind::Pcie,
+            link: crate::engine::hardware::gpu::LinkKind::Pcie,
             link_gbs: None,
             pcie_gen: Some(4),
             stack: if first.source == "rocm-smi" {
-                crate::engine::gpu::Stack::Rocm
+                crate::engine::hardware::gpu::Stack::Rocm
             } else if first.source == "sysctl" {
-                crate::engine::gpu::Stack::Metal
+                crate::engine::hardware::gpu::Stack::Metal
             } else {
-                crate::engine::gpu::Stack::Cuda
+                crate::engine::hardware::gpu::Stack::Cuda
             },
             tdp_w: None,
             year: None,
@@ -139,7 +139,7 @@ pub fn local(d: &Detection, catalog: &Catalog) -> Result<Option<Local>, String> 
     // The catalog's capacity rules, this card's numbers: the runtime can allocate the
     // reported total less the driver's reserve; the quick rules keep the marketed label.
     // What other processes hold comes off each card under the runtime's own rule
-    // (`engine::judge::usable_per_card`).
+    // (`engine::verdict::judge::usable_per_card`).
     gpu.memory_visible_bytes = Some(per_card);
     gpu.in_use_bytes = in_use;
     // The reported total, as the driver gives it (SGLang reads its defaults off it); for

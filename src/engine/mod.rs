@@ -1,56 +1,38 @@
 //! The arithmetic: pure functions over plain data. No terminal, no files, no arguments.
+//!
+//! Ten rooms, each a concern, standing in layers: a room may import only the rooms below it
+//! (ARCHITECTURE.md's table, checked by `tests/house.rs`).
+//!
+//! ```text
+//!  renting     what to rent for a serving target, and what would reach it
+//!  verdict     the one judge, fit, limits, ranking, the plan, advice, rigs
+//!  placement   what goes where on a machine: layers, experts, streamed weights
+//!  speed       decode ceilings, expected speed, time to finish
+//!  memory      the breakdown under both conventions, the KV cache, vLLM's pool
+//!  runtimes    presets, settled knobs, each runtime's rules by release
+//!  workload    what the user asks: the scenario, its choices and ranges
+//!  hardware    cards, their offers and prices, slices, the host
+//!  model       shapes, exact parameter counts, stored formats
+//!  basics      units and number words, the `Choice` every option set implements
+//! ```
 
-pub mod advise;
-pub mod apple;
-pub mod breakdown;
-pub mod calibrated;
-pub mod card_defaults;
-pub mod choice;
-pub mod decode;
-pub mod defaults;
-pub mod expected;
-pub mod fit;
-pub mod framework;
-pub mod gguf_mix;
-pub mod gpu;
-pub mod host;
-pub mod images;
-pub mod judge;
-pub mod kv;
-pub mod lookup;
+pub mod basics;
+pub mod hardware;
 pub mod memory;
 pub mod model;
-pub mod mxfp4;
 pub mod placement;
-pub mod plan;
-pub mod precision;
-pub mod quick;
-pub mod ranges;
-pub mod rank;
-pub mod reach;
-pub mod release;
 pub mod renting;
-pub mod rig;
-pub mod rope;
-pub mod runtime;
-pub mod scenario;
-pub mod serving;
-pub mod settle;
-pub mod slice;
-pub mod ssm;
-pub mod target;
-pub mod units;
+pub mod runtimes;
+pub mod speed;
 pub mod verdict;
-pub mod vision;
-pub mod vllm_pool;
 pub mod workload;
 
-pub use breakdown::{Breakdown, Segment, SegmentKind};
-pub use choice::Choice;
-pub use fit::{FitOption, Verdict};
-pub use framework::Framework;
-pub use gpu::{Gpu, Offer};
+pub use basics::choice::Choice;
+pub use hardware::gpu::{Gpu, Offer};
+pub use memory::breakdown::{Breakdown, Segment, SegmentKind};
+pub use model::precision::{KvPrecision, WeightPrecision};
 pub use model::{Architecture, Model, ParamCount};
-pub use plan::{Plan, plan};
-pub use precision::{KvPrecision, WeightPrecision};
-pub use scenario::{Convention, Method, Scenario, TightRule};
+pub use verdict::fit::{FitOption, Verdict};
+pub use verdict::plan::{Plan, plan};
+pub use workload::runtime::Framework;
+pub use workload::scenario::{Convention, Method, Scenario, TightRule};

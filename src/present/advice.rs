@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::engine::advise::{Advice, Change, Suggestion, Target};
-use crate::engine::units::group_thousands;
+use crate::engine::basics::units::group_thousands;
+use crate::engine::verdict::advise::{Advice, Change, Suggestion, Target};
 use crate::engine::{Choice, Gpu, Model, Scenario};
 use crate::lang::Lang;
 use crate::{tr, tr_in};
@@ -33,8 +33,10 @@ pub fn label_in(change: &Change, gpus: &[Gpu], lang: Lang) -> String {
             what = super::i18n::word_in(lang, "offload", o.id())
         ),
         Change::Cards(n) => tr_in!(lang, "advice.cards", n = n),
-        Change::Split(crate::engine::scenario::Split::Layer) => tr_in!(lang, "advice.split_layer"),
-        Change::Split(crate::engine::scenario::Split::Tensor) => tr_in!(lang, "advice.split_tensor"),
+        Change::Split(crate::engine::workload::scenario::Split::Layer) => tr_in!(lang, "advice.split_layer"),
+        Change::Split(crate::engine::workload::scenario::Split::Tensor) => {
+            tr_in!(lang, "advice.split_tensor")
+        }
         Change::Card(t) => target_label(*t, gpus),
         Change::Ram {
             gb,
@@ -141,7 +143,7 @@ pub struct TargetJson {
     pub gpu: String,
     pub count: u32,
     pub verdict: &'static str,
-    pub free_bytes_per_card: crate::engine::breakdown::SignedBytes,
+    pub free_bytes_per_card: crate::engine::memory::breakdown::SignedBytes,
     /// The decode ceiling per stream as the scenario stands, and what runs of its class
     /// reached.
     pub decode_tokens_per_s: Option<f64>,
@@ -154,10 +156,10 @@ pub struct SuggestionJson {
     pub change: String,
     pub flags: Vec<String>,
     pub verdict: &'static str,
-    pub free_bytes_per_card: crate::engine::breakdown::SignedBytes,
+    pub free_bytes_per_card: crate::engine::memory::breakdown::SignedBytes,
     pub decode_tokens_per_s: Option<f64>,
     pub price_usd_month: Option<f64>,
-    pub host_bytes: crate::engine::breakdown::UnsignedBytes,
+    pub host_bytes: crate::engine::memory::breakdown::UnsignedBytes,
     pub note: Option<String>,
     /// What runs of the changed plan's class reached, beside its ceiling.
     #[serde(flatten)]
@@ -179,10 +181,10 @@ fn suggestion_json(s: &Suggestion, gpus: &[Gpu], model: &Model, a: &Advice, sc: 
         change: label_in(&s.change, gpus, Lang::En),
         flags: flags(&s.change, gpus),
         verdict: s.after.verdict.id(),
-        free_bytes_per_card: crate::engine::breakdown::signed_bytes(s.after.free_bytes_per_card),
+        free_bytes_per_card: crate::engine::memory::breakdown::signed_bytes(s.after.free_bytes_per_card),
         decode_tokens_per_s: s.after.decode_tokens_per_s.map(super::json::round2),
         price_usd_month: s.after.price_usd_month.map(super::json::round2),
-        host_bytes: crate::engine::breakdown::unsigned_bytes(s.host_bytes),
+        host_bytes: crate::engine::memory::breakdown::unsigned_bytes(s.host_bytes),
         note: note_in(&s.change, Lang::En),
     }
 }
@@ -193,7 +195,7 @@ pub fn advice_json(a: &Advice, gpus: &[Gpu], model: &Model, sc: &Scenario) -> Ad
             gpu: gpus[a.target.gpu].id.clone(),
             count: a.target.count,
             verdict: a.now.verdict.id(),
-            free_bytes_per_card: crate::engine::breakdown::signed_bytes(a.now.free_bytes_per_card),
+            free_bytes_per_card: crate::engine::memory::breakdown::signed_bytes(a.now.free_bytes_per_card),
             decode_tokens_per_s: a.now.decode_tokens_per_s.map(super::json::round2),
             expected: super::json::expected_json(model, sc, &gpus[a.target.gpu], &a.now),
         },
@@ -211,8 +213,8 @@ pub fn advice_json(a: &Advice, gpus: &[Gpu], model: &Model, sc: &Scenario) -> Ad
 /// The longest context the knob's steps can reach (a limit there means the plan does not
 /// depend on it).
 pub fn top_context(sc: &crate::engine::Scenario) -> u64 {
-    let step = crate::engine::advise::context_step(sc);
-    crate::engine::ranges::MAX_CONTEXT / step * step
+    let step = crate::engine::verdict::advise::context_step(sc);
+    crate::engine::workload::ranges::MAX_CONTEXT / step * step
 }
 
 /// A limit as a reader takes it: the number, "any" at the top of the knob's range, or that
@@ -245,7 +247,7 @@ pub fn headroom_text(a: &Advice, what: &str) -> String {
 }
 
 pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model_name: &str) -> String {
-    use crate::engine::units::format_gb;
+    use crate::engine::basics::units::format_gb;
     use std::fmt::Write as _;
     let mut s = String::new();
     let what = if sc.method.is_training() {
@@ -278,7 +280,7 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
     } else {
         tr!(
             "advice.short",
-            gb = crate::engine::units::format_shortfall(-a.now.free_bytes_per_card)
+            gb = crate::engine::basics::units::format_shortfall(-a.now.free_bytes_per_card)
         )
     };
     let _ = writeln!(
@@ -316,7 +318,7 @@ pub fn advice_text(a: &Advice, gpus: &[Gpu], sc: &crate::engine::Scenario, model
             } else {
                 limit_text(a.max_context, top_context(sc))
             },
-            max_batch = limit_text(a.max_batch, crate::engine::ranges::MAX_BATCH)
+            max_batch = limit_text(a.max_batch, crate::engine::workload::ranges::MAX_BATCH)
         )
     );
     if a.now.verdict.is_fit() {

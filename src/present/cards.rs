@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::i18n;
 use crate::catalog::Catalog;
 use crate::engine::Gpu;
-use crate::engine::units::{format_usd, group_thousands};
+use crate::engine::basics::units::{format_usd, group_thousands};
 use crate::text::{pad, pad_left};
 use crate::tr;
 
@@ -17,7 +17,7 @@ struct GpuJson<'a> {
     #[serde(flatten)]
     gpu: &'a Gpu,
     price_usd_month: Option<f64>,
-    class: crate::engine::gpu::GpuClass,
+    class: crate::engine::hardware::gpu::GpuClass,
     unified_memory: bool,
     native_formats: Vec<&'static str>,
     /// Where each kind of figure comes from: the memory totals, and the rest of the entry.
@@ -38,7 +38,7 @@ pub struct GpuFilter<'a> {
     /// Part of the id or name, any case (spaces and dashes alike).
     pub search: Option<&'a str>,
     pub vendor: Option<&'a str>,
-    pub class: Option<crate::engine::gpu::GpuClass>,
+    pub class: Option<crate::engine::hardware::gpu::GpuClass>,
 }
 
 impl GpuFilter<'_> {

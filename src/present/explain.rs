@@ -1,11 +1,11 @@
 //! The explain view's text for a card or combo: every figure with its formula and numbers.
 
-use crate::engine::choice::Choice;
-use crate::engine::fit::{FitOption, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
-use crate::engine::gpu::{Gpu, HOURS_PER_MONTH};
-use crate::engine::plan::Plan;
-use crate::engine::scenario::{Rent, Scenario, TightRule};
-use crate::engine::units::{format_gb, group_thousands};
+use crate::engine::basics::choice::Choice;
+use crate::engine::basics::units::{format_gb, group_thousands};
+use crate::engine::hardware::gpu::{Gpu, HOURS_PER_MONTH};
+use crate::engine::verdict::fit::{FitOption, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
+use crate::engine::verdict::plan::Plan;
+use crate::engine::workload::scenario::{Rent, Scenario, TightRule};
 use crate::present::i18n::{formula, label, word};
 use crate::tr;
 
@@ -36,7 +36,7 @@ fn expected_lines(
     if option.roofline.is_none() || scenario.method.is_training() {
         return Vec::new();
     }
-    let e = crate::engine::expected::for_option(model, scenario, gpu, option);
+    let e = option.expected(model, scenario, gpu);
     let pct = |x: f64| format!("{:.0}", x * 100.0);
     let mut lines = Vec::new();
     match (e.decode_tokens_per_s, e.decode_band, e.decode_class) {
@@ -98,14 +98,14 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
                 .map_or(tr!("explain.not_known"), format_gb),
         ),
         match scenario.convention {
-            crate::engine::scenario::Convention::Calibrated => tr!(
+            crate::engine::workload::scenario::Convention::Calibrated => tr!(
                 "explain.capacity_calibrated",
                 n = n,
                 each = format_gb(gpu.memory_real_bytes()),
                 runtime = gpu.stack.runtime(),
                 total = format_gb(option.capacity_bytes)
             ),
-            crate::engine::scenario::Convention::Seed => tr!(
+            crate::engine::workload::scenario::Convention::Seed => tr!(
                 "explain.capacity_quick",
                 n = n,
                 marketed = gpu.memory_gb,
@@ -115,16 +115,19 @@ fn memory_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario)
         tr!(
             "explain.usable",
             usable = format_gb(option.usable_bytes),
-            share = if crate::engine::judge::usable_fraction(scenario, gpu, option.count) < 1.0 {
+            share = if crate::engine::verdict::judge::usable_fraction(scenario, gpu, option.count) < 1.0 {
                 tr!(
                     "explain.serving_share",
-                    percent = format!("{:.0}", scenario.gpu_util_for(gpu, option.count) * 100.0)
+                    percent = format!(
+                        "{:.0}",
+                        crate::engine::runtimes::settle::gpu_util_for(scenario, gpu, option.count) * 100.0
+                    )
                 )
             } else {
                 String::new()
             } + &if gpu.in_use_bytes > 0.0 {
                 // This machine's cards: what other processes hold (how it counts depends on
-                // the runtime: `engine::judge::usable_per_card`).
+                // the runtime: `engine::verdict::judge::usable_per_card`).
                 tr!("explain.in_use", used = format_gb(gpu.in_use_bytes))
             } else {
                 String::new()
@@ -294,7 +297,7 @@ fn rent_lines(gpu: &Gpu, option: &FitOption, scenario: &Scenario) -> Vec<String>
 }
 
 /// vLLM's hybrid allocator: its groups, what a sequence holds, what its log reports.
-fn kv_groups_lines(g: &crate::engine::vllm_pool::PoolCapacity, sc: &Scenario) -> Vec<String> {
+fn kv_groups_lines(g: &crate::engine::memory::vllm_pool::PoolCapacity, sc: &Scenario) -> Vec<String> {
     let p = &g.pool;
     let mut held = Vec::new();
     if p.full_groups > 0 {
@@ -316,8 +319,8 @@ fn kv_groups_lines(g: &crate::engine::vllm_pool::PoolCapacity, sc: &Scenario) ->
     }
     let version = sc
         .version()
-        .unwrap_or(crate::engine::release::Version::Release(0, 34, 0));
-    let rule = if crate::engine::release::vllm_logged_tokens_from_concurrency(version) {
+        .unwrap_or(crate::engine::workload::version::Version::Release(0, 34, 0));
+    let rule = if crate::engine::runtimes::release::vllm_logged_tokens_from_concurrency(version) {
         tr!("explain.kv_groups_rule_concurrency")
     } else {
         tr!("explain.kv_groups_rule_blocks")
@@ -342,7 +345,7 @@ fn kv_groups_lines(g: &crate::engine::vllm_pool::PoolCapacity, sc: &Scenario) ->
         concurrency = format!("{:.2}", g.logged_concurrency),
         rule = rule
     )];
-    if p.state_groups > 0 && p.block > crate::engine::serving::KV_BLOCK_TOKENS {
+    if p.state_groups > 0 && p.block > crate::engine::memory::vllm_pool::KV_BLOCK_TOKENS {
         let waste = (p.page_bytes - p.state_page_bytes) / p.page_bytes * 100.0;
         lines.push(tr!(
             "explain.kv_groups_state_block",
@@ -374,7 +377,9 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
             tokens = group_thousands(c.kv_capacity_tokens as i64),
             block = c
                 .kv_groups
-                .map_or(crate::engine::serving::KV_BLOCK_TOKENS, |g| g.pool.block),
+                .map_or(crate::engine::memory::vllm_pool::KV_BLOCK_TOKENS, |g| g
+                    .pool
+                    .block),
             seqs = c.max_concurrent_sequences,
             context = group_thousands(scenario.context as i64),
             batch = scenario.batch,
@@ -428,7 +433,7 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
         && scenario.batch == 1
         && scenario
             .version()
-            .is_some_and(crate::engine::release::llama_cpp_auto_slots);
+            .is_some_and(crate::engine::runtimes::release::llama_cpp_auto_slots);
     if unified && option.serving.is_some() {
         lines.push(tr!(
             "explain.unified_slots",
@@ -455,7 +460,7 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
     match (option.roofline, plan.breakdown.decode_bytes_per_token) {
         (Some(r), Some(bytes)) => {
             let kv = plan.breakdown.decode_kv_bytes_per_sequence;
-            let parallel = if n > 1 && option.split == crate::engine::fit::OptionSplit::Tensor {
+            let parallel = if n > 1 && option.split == crate::engine::verdict::fit::OptionSplit::Tensor {
                 n
             } else {
                 1
@@ -468,10 +473,10 @@ fn serving_lines(gpu: &Gpu, option: &FitOption, plan: &Plan, scenario: &Scenario
                 total = format_gb(bytes - kv + scenario.batch as f64 * kv),
                 parallel = parallel,
                 bandwidth = gpu.bandwidth_gbs,
-                params = crate::engine::units::format_params(plan.params.active),
-                tflops = crate::engine::serving::peak_flops(
+                params = crate::engine::basics::units::format_params(plan.params.active),
+                tflops = crate::engine::speed::serving::peak_flops(
                     gpu,
-                    scenario.weights == crate::engine::precision::WeightPrecision::Fp8
+                    scenario.weights == crate::engine::model::precision::WeightPrecision::Fp8
                 )
                 .map_or("?".to_string(), |f| format!("{:.0}", f / 1e12)),
                 link = if r.link_seconds_per_step > 0.0 {

@@ -161,7 +161,7 @@ pub fn params(n: u64) -> String {
 pub fn params_in(lang: Lang, n: u64) -> String {
     let v = n as f64;
     match lang {
-        Lang::En => crate::engine::units::format_params(n),
+        Lang::En => crate::engine::basics::units::format_params(n),
         Lang::Zh if v >= 1e8 => format!("{} 亿", three_figures(v / 1e8)),
         Lang::Zh if v >= 1e4 => format!("{} 万", three_figures(v / 1e4)),
         Lang::Zh => n.to_string(),

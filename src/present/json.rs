@@ -4,7 +4,7 @@ use serde::Serialize;
 
 pub use super::speed_json::{ExpectedJson, SpeedClassJson, TargetJson, expected_json, round2, target_json};
 
-use crate::engine::breakdown::{signed_bytes, unsigned_bytes};
+use crate::engine::memory::breakdown::{signed_bytes, unsigned_bytes};
 use crate::engine::{Choice, FitOption, Gpu, Model, Plan, Scenario, Segment};
 
 #[derive(Serialize)]
@@ -69,7 +69,8 @@ impl<'a> ModelJson<'a> {
             params_range: model.params_range.map(|(lo, hi)| [lo, hi]),
             unknown_keys: model.params_range.map(|_| model.unknown_keys.as_slice()),
             state_bytes_per_sequence: model.arch.ssm.map(|_| {
-                (crate::engine::kv::state_elements(model) as f64 * kv_bytes_per_element).round() as u64
+                (crate::engine::memory::kv::state_elements(model) as f64 * kv_bytes_per_element).round()
+                    as u64
             }),
             params_error_bound: model.params_error_bound(),
             vision_params: model.vision.map_or(0, |v| v.params),
@@ -130,7 +131,7 @@ pub struct ScenarioJson<'a> {
     /// The cards asked for (`--gpu`, `--here`): each id with its count; null: the catalog.
     pub gpus: Option<Vec<RigJson<'a>>>,
     /// What the set-up must achieve: {users, min_tps, max_ttft_s, deadline_h}; null: none.
-    pub target: Option<crate::engine::target::Target>,
+    pub target: Option<crate::engine::verdict::meets_target::Target>,
 }
 
 #[derive(Serialize)]
@@ -154,14 +155,14 @@ pub struct OptionJson<'a> {
     pub name: &'a str,
     pub count: u32,
     pub verdict: &'static str,
-    /// Byte fields are 128-bit integers (see `engine::breakdown::whole_bytes`).
-    pub free_bytes: crate::engine::breakdown::SignedBytes,
-    pub free_bytes_per_card: crate::engine::breakdown::SignedBytes,
-    pub capacity_bytes: crate::engine::breakdown::UnsignedBytes,
+    /// Byte fields are 128-bit integers (see `engine::memory::breakdown::whole_bytes`).
+    pub free_bytes: crate::engine::memory::breakdown::SignedBytes,
+    pub free_bytes_per_card: crate::engine::memory::breakdown::SignedBytes,
+    pub capacity_bytes: crate::engine::memory::breakdown::UnsignedBytes,
     /// What the plan may use: all of it, or a serving engine's share (gpu_util).
-    pub usable_bytes: crate::engine::breakdown::UnsignedBytes,
+    pub usable_bytes: crate::engine::memory::breakdown::UnsignedBytes,
     /// Bytes each card of the option holds.
-    pub per_card_bytes: crate::engine::breakdown::UnsignedBytes,
+    pub per_card_bytes: crate::engine::memory::breakdown::UnsignedBytes,
     /// The smallest count of this card that holds the plan; null when none up to the
     /// largest combo does.
     pub cards_needed: Option<u32>,
@@ -192,7 +193,7 @@ pub struct OptionJson<'a> {
     /// vLLM's hybrid allocator (a model with layers of several kinds): its groups, blocks and
     /// logged figures; `kv_capacity_tokens` is then its "GPU KV cache size".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kv_groups: Option<crate::engine::vllm_pool::PoolCapacity>,
+    pub kv_groups: Option<crate::engine::memory::vllm_pool::PoolCapacity>,
     /// The longest context (training: sequence) at the batch that still fits, as the
     /// judge says (`plan --context N` fits, one step more does not).
     pub max_context: Option<u64>,
@@ -225,10 +226,10 @@ pub struct OptionJson<'a> {
     pub runtime_flags: Option<&'a str>,
     /// The placement's decode ceiling by part (device, bytes, seconds), when it spills.
     pub placement_speed: Option<&'a crate::engine::placement::speed::PlacedSpeed>,
-    /// What published runs of the option's class reached (`engine::expected`).
+    /// What published runs of the option's class reached (`engine::speed::expected`).
     #[serde(flatten)]
     pub expected: ExpectedJson,
-    /// `replicas`, `meets_target`, `target_limits` (`engine::target`).
+    /// `replicas`, `meets_target`, `target_limits` (`engine::verdict::meets_target`).
     #[serde(flatten)]
     pub target: TargetJson,
 }
@@ -271,11 +272,11 @@ pub struct PlanJson<'a> {
     pub convention: &'static str,
     pub scenario: ScenarioJson<'a>,
     /// Peak bytes per card.
-    pub total_bytes: crate::engine::breakdown::UnsignedBytes,
+    pub total_bytes: crate::engine::memory::breakdown::UnsignedBytes,
     /// Host (CPU) RAM the plan needs: offloaded or paged state.
-    pub host_bytes: crate::engine::breakdown::UnsignedBytes,
+    pub host_bytes: crate::engine::memory::breakdown::UnsignedBytes,
     pub segments: &'a [Segment],
-    pub decode_bytes_per_token: Option<crate::engine::breakdown::UnsignedBytes>,
+    pub decode_bytes_per_token: Option<crate::engine::memory::breakdown::UnsignedBytes>,
     pub notes: &'a [String],
     /// The first fitting option under the chosen rank (`--sort`); null when nothing fits.
     pub cheapest: Option<CheapestJson<'a>>,
@@ -453,14 +454,15 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             price_usd_month: o.price_usd_month.map(round2),
             rent_cost_usd: o.rent_cost_usd.map(round2),
         }),
-        cheapest_meeting_target: crate::engine::target::cheapest_meeting(&plan.options).and_then(|o| {
-            o.target.map(|c| MeetingJson {
-                gpu: &gpus[o.gpu].id,
-                count: o.count,
-                replicas: c.replicas,
-                price_usd_month: c.price_usd_month.map(round2),
-            })
-        }),
+        cheapest_meeting_target: crate::engine::verdict::meets_target::cheapest_meeting(&plan.options)
+            .and_then(|o| {
+                o.target.map(|c| MeetingJson {
+                    gpu: &gpus[o.gpu].id,
+                    count: o.count,
+                    replicas: c.replicas,
+                    price_usd_month: c.price_usd_month.map(round2),
+                })
+            }),
         options: plan
             .options
             .iter()
@@ -475,7 +477,8 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
                         cards: o.count,
                         ..scenario.clone()
                     };
-                    let l = crate::engine::judge::Needs::new(model, &sc).shown_limits(&gpus[o.gpu], o.count);
+                    let l = crate::engine::verdict::judge::Needs::new(model, &sc)
+                        .shown_limits(&gpus[o.gpu], o.count);
                     j.max_context = l.max_context;
                     j.max_batch = l.max_batch;
                     j.context_limit_at_model_max = l.context_at_model_max;

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::i18n::{formula, label, word};
 use super::{money, option_label, segment_label};
-use crate::engine::units::{format_params, group_thousands, to_gb};
+use crate::engine::basics::units::{format_params, group_thousands, to_gb};
 use crate::engine::{Choice, Gpu, Model, Plan, Scenario};
 use crate::tr;
 

@@ -16,9 +16,9 @@ pub mod speed_json;
 pub mod target_text;
 pub mod text;
 
-use crate::engine::gpu::{OfferKind, Rates};
-use crate::engine::scenario::TightRule;
-use crate::engine::units::format_usd;
+use crate::engine::basics::units::format_usd;
+use crate::engine::hardware::gpu::{OfferKind, Rates};
+use crate::engine::workload::scenario::TightRule;
 use crate::engine::{FitOption, Gpu};
 
 /// "2× A40" / "A40".
@@ -80,7 +80,10 @@ pub fn money(usd: f64, rates: &Rates, currency: &str) -> String {
 /// n_parallel, Ollama's OLLAMA_NUM_PARALLEL: the plan's batch) and never serve more at once,
 /// whatever memory is left; an engine with a paged pool (vLLM, SGLang) admits as many as its
 /// KV budget holds.
-pub fn concurrent_sequences(sc: &crate::engine::Scenario, c: &crate::engine::serving::Capacity) -> u64 {
+pub fn concurrent_sequences(
+    sc: &crate::engine::Scenario,
+    c: &crate::engine::speed::serving::Capacity,
+) -> u64 {
     if sc.framework.is_ggml() {
         c.max_concurrent_sequences.min(sc.batch)
     } else {
@@ -93,7 +96,7 @@ pub fn concurrent_sequences(sc: &crate::engine::Scenario, c: &crate::engine::ser
 /// `num_ctx` by VRAM): "1 slot × 32K".
 pub fn seqs_text(
     sc: &crate::engine::Scenario,
-    c: &crate::engine::serving::Capacity,
+    c: &crate::engine::speed::serving::Capacity,
     o: &FitOption,
 ) -> String {
     let n = concurrent_sequences(sc, c);
@@ -116,7 +119,7 @@ pub fn short_tokens(n: u64) -> String {
     if n >= 1024 && n.is_multiple_of(1024) {
         format!("{}K", n / 1024)
     } else {
-        crate::engine::units::group_thousands(n as i64)
+        crate::engine::basics::units::group_thousands(n as i64)
     }
 }
 

@@ -7,7 +7,7 @@ use super::i18n;
 use super::json::ModelJson;
 use crate::catalog::Catalog;
 use crate::engine::Model;
-use crate::engine::units::{format_params, group_thousands};
+use crate::engine::basics::units::{format_params, group_thousands};
 use crate::text::{pad, pad_left};
 
 /// Which models `vramfit models` lists.
@@ -56,7 +56,7 @@ pub fn models(catalog: &Catalog, json: bool, filter: &ModelFilter) -> String {
     let shown = families.iter().flat_map(|(_, list)| list.iter().copied());
     if json {
         let list: Vec<ModelJson> = shown
-            .map(|m| ModelJson::new(m, 2.0, crate::engine::vision::DEFAULT_IMAGE_SIDE))
+            .map(|m| ModelJson::new(m, 2.0, crate::engine::model::vision::DEFAULT_IMAGE_SIDE))
             .collect();
         return serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
     }

@@ -1,8 +1,8 @@
 //! A placement in words: what each device holds, the decode ceiling it allows and the
 //! runtime's flags (the CLI's text after the table; explain and the planner use the lines).
 
+use crate::engine::basics::units::format_gb;
 use crate::engine::placement::{DeviceKind, DevicePart, Placement};
-use crate::engine::units::format_gb;
 use crate::engine::{FitOption, Gpu, Scenario};
 use crate::tr;
 
@@ -149,7 +149,7 @@ pub fn placement_text(gpus: &[Gpu], scenario: &Scenario, o: &FitOption) -> Optio
                     tr!(
                         "placement.prefill",
                         seconds = format!("{t:.2}"),
-                        prompt = crate::engine::units::group_thousands(scenario.prompt as i64)
+                        prompt = crate::engine::basics::units::group_thousands(scenario.prompt as i64)
                     )
                 );
             }

@@ -3,11 +3,11 @@
 
 use serde::Serialize;
 
-use crate::engine::fit::FitOption;
-use crate::engine::gpu::Gpu;
+use crate::engine::hardware::gpu::Gpu;
 use crate::engine::model::Model;
-use crate::engine::scenario::Scenario;
-use crate::engine::target::{Check, Margin};
+use crate::engine::verdict::fit::FitOption;
+use crate::engine::verdict::meets_target::{Check, Margin};
+use crate::engine::workload::scenario::Scenario;
 
 /// Money and speeds in the JSON: two decimals.
 pub fn round2(v: f64) -> f64 {
@@ -39,9 +39,9 @@ pub struct SpeedClassJson {
     pub runs: usize,
 }
 
-/// An option's expected speeds (`engine::expected::for_option`) as the JSON gives them.
+/// An option's expected speeds (`FitOption::expected`) as the JSON gives them.
 pub fn expected_json(model: &Model, scenario: &Scenario, gpu: &Gpu, o: &FitOption) -> ExpectedJson {
-    let e = crate::engine::expected::for_option(model, scenario, gpu, o);
+    let e = o.expected(model, scenario, gpu);
     ExpectedJson {
         expected_decode_tokens_per_s: e.decode_tokens_per_s.map(round2),
         expected_decode_band: e.decode_band.map(|[lo, hi]| [round2(lo), round2(hi)]),
@@ -55,7 +55,7 @@ pub fn expected_json(model: &Model, scenario: &Scenario, gpu: &Gpu, o: &FitOptio
     }
 }
 
-/// An option against the scenario's target (`engine::target::check`): flattened into the
+/// An option against the scenario's target (`engine::verdict::meets_target::check`): flattened into the
 /// option's JSON; every field null without a target.
 #[derive(Serialize, Default)]
 pub struct TargetJson {

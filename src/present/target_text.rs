@@ -2,9 +2,9 @@
 //! "✗ speed"), and the closing line naming the cheapest option that meets it.
 
 use super::{money, option_label};
-use crate::engine::reach::{Reach, Remedy};
-use crate::engine::target::{Check, Limit, Margin, Target};
-use crate::engine::units::group_thousands;
+use crate::engine::basics::units::group_thousands;
+use crate::engine::renting::reach::{Reach, Remedy};
+use crate::engine::verdict::meets_target::{Check, Limit, Margin, Target};
 use crate::engine::{FitOption, Gpu, Scenario};
 use crate::tr;
 
@@ -45,7 +45,7 @@ pub fn target_parts(sc: &Scenario, t: &Target) -> Vec<String> {
 }
 
 fn plain(v: f64) -> String {
-    crate::engine::units::plain_number(v)
+    crate::engine::basics::units::plain_number(v)
 }
 
 /// A limit in a word, for the table's cell and the planner's rows.
@@ -55,7 +55,10 @@ pub fn limit_word(l: Limit) -> String {
         Limit::PerUserTps => tr!("target.limit_speed"),
         Limit::Ttft => tr!("target.limit_ttft"),
         Limit::Deadline => tr!("target.limit_deadline"),
-        Limit::Replicas => tr!("target.limit_replicas", n = crate::engine::target::MAX_REPLICAS),
+        Limit::Replicas => tr!(
+            "target.limit_replicas",
+            n = crate::engine::verdict::meets_target::MAX_REPLICAS
+        ),
     }
 }
 
@@ -87,35 +90,37 @@ pub fn title(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Option<Strin
         return None;
     }
     let rent = &sc.rent;
-    Some(match crate::engine::target::cheapest_meeting(options) {
-        Some(o) if sc.method.is_training() => {
-            let c = o.target?;
-            tr!(
-                "tui.title_target_training",
-                option = option_label(gpus, o),
-                hours = c
-                    .finish_h
-                    .map_or_else(|| "-".into(), |m| crate::present::compact_hours(m.value)),
-                cost = c.cost_usd.map_or_else(
-                    || "-".into(),
-                    |usd| money(usd, &rent.rates, &rent.display_currency)
+    Some(
+        match crate::engine::verdict::meets_target::cheapest_meeting(options) {
+            Some(o) if sc.method.is_training() => {
+                let c = o.target?;
+                tr!(
+                    "tui.title_target_training",
+                    option = option_label(gpus, o),
+                    hours = c
+                        .finish_h
+                        .map_or_else(|| "-".into(), |m| crate::present::compact_hours(m.value)),
+                    cost = c.cost_usd.map_or_else(
+                        || "-".into(),
+                        |usd| money(usd, &rent.rates, &rent.display_currency)
+                    )
                 )
-            )
-        }
-        Some(o) => {
-            let c = o.target?;
-            tr!(
-                "tui.title_target_meets",
-                option = option_label(gpus, o),
-                replicas = replicas_text(c.replicas),
-                price = c.cost().map_or_else(
-                    || "-".into(),
-                    |usd| money(usd, &rent.rates, &rent.display_currency)
+            }
+            Some(o) => {
+                let c = o.target?;
+                tr!(
+                    "tui.title_target_meets",
+                    option = option_label(gpus, o),
+                    replicas = replicas_text(c.replicas),
+                    price = c.cost().map_or_else(
+                        || "-".into(),
+                        |usd| money(usd, &rent.rates, &rent.display_currency)
+                    )
                 )
-            )
-        }
-        None => tr!("tui.title_target_none"),
-    })
+            }
+            None => tr!("tui.title_target_none"),
+        },
+    )
 }
 
 /// The closing line: the cheapest option that meets the target, its replicas, users per
@@ -126,7 +131,7 @@ pub fn closing_line(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Optio
     }
     let rent = &sc.rent;
     let price = |usd: f64| money(usd, &rent.rates, &rent.display_currency);
-    let Some(o) = crate::engine::target::cheapest_meeting(options) else {
+    let Some(o) = crate::engine::verdict::meets_target::cheapest_meeting(options) else {
         return Some(tr!("target.none"));
     };
     let c = o.target?;
@@ -160,7 +165,7 @@ pub fn closing_line(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Optio
 
 /// A change toward the target, in words: "FP8 KV cache", "context 4,096", "20 users".
 pub fn remedy_label(r: Remedy) -> String {
-    let plain = crate::engine::units::plain_number;
+    let plain = crate::engine::basics::units::plain_number;
     match r {
         Remedy::KvFp8 => tr!("target.remedy_kv"),
         Remedy::Context { tokens } => tr!("target.remedy_context", n = group_thousands(tokens as i64)),
@@ -269,7 +274,7 @@ pub fn explain_lines(o: &FitOption, sc: &Scenario) -> Vec<String> {
             hours = format!("{:.1}", f.value),
             deadline = f
                 .limit
-                .map_or_else(String::new, crate::engine::units::plain_number),
+                .map_or_else(String::new, crate::engine::basics::units::plain_number),
             cost = c.cost_usd.map_or_else(|| "-".into(), price)
         ));
     } else {

@@ -8,8 +8,8 @@ use super::json::round2;
 use super::plan_table::Table;
 use super::{i18n, money, option_label};
 use crate::catalog::Catalog;
-use crate::engine::lookup::lookup_table as compute_lookup;
-use crate::engine::units::{format_gb, format_usd, group_thousands, to_gb};
+use crate::engine::basics::units::{format_gb, format_usd, group_thousands, to_gb};
+use crate::engine::verdict::lookup::lookup_table as compute_lookup;
 use crate::engine::{Choice, Gpu, Model, Plan, Scenario};
 use crate::text::{pad, pad_left};
 use crate::tr;
@@ -26,7 +26,7 @@ pub fn plan_text(model: &Model, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
     table.header(&mut s, scenario.rent.hours);
     // Unless --all: per card only the smallest count that fits; when nothing fits, the
     // cards that come closest (ranked options list them first), each marked as a no.
-    let per_card = crate::engine::rank::one_row_per_card(&plan.options);
+    let per_card = crate::engine::verdict::rank::one_row_per_card(&plan.options);
     let rows: Vec<usize> = if all {
         (0..plan.options.len()).collect()
     } else if plan.best().is_none() {
@@ -70,7 +70,7 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
         tr!("params.total", total = i18n::params(p.total))
     };
     // A state-space model's cache is a state per sequence, not bytes per token.
-    let state = crate::engine::kv::state_elements(model) as f64 * scenario.kv.bytes_per_element();
+    let state = crate::engine::memory::kv::state_elements(model) as f64 * scenario.kv.bytes_per_element();
     let _ = writeln!(
         *s,
         "{}{}",
@@ -113,10 +113,10 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
             .iter()
             .map(|p| match p.setting {
                 // Evaluated for each option's card count: say so, with the values.
-                crate::engine::framework::Setting::GpuUtilByCount(_) => format!(
+                crate::engine::runtimes::presets::Setting::GpuUtilByCount(_) => format!(
                     "--{} {}",
                     p.setting.flag(),
-                    crate::engine::fit::COMBO_SIZES
+                    crate::engine::verdict::fit::COMBO_SIZES
                         .iter()
                         .map(|n| format!("{n}×{}", scenario.gpu_util_on(*n)))
                         .collect::<Vec<_>>()
@@ -184,7 +184,7 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
         let Some(cards) = cards_named(gpus, plan, |o| o.batch_defaults == Some((*tokens, *seqs))) else {
             continue;
         };
-        let tokens = crate::engine::units::group_thousands(*tokens as i64);
+        let tokens = crate::engine::basics::units::group_thousands(*tokens as i64);
         let line = if scenario.framework == crate::engine::Framework::Sglang {
             tr!(
                 "plan.card_chunk",
@@ -198,7 +198,7 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
                 cards = cards,
                 runtime = scenario.runtime_label(),
                 tokens = tokens,
-                seqs = crate::engine::units::group_thousands(*seqs as i64)
+                seqs = crate::engine::basics::units::group_thousands(*seqs as i64)
             )
         };
         let _ = writeln!(*s, "  {line}");
@@ -226,7 +226,7 @@ fn breakdown_text(s: &mut String, model: &Model, gpus: &[Gpu], scenario: &Scenar
                 "plan.card_context",
                 cards = cards,
                 runtime = scenario.runtime_label(),
-                context = crate::engine::units::group_thousands(context as i64)
+                context = crate::engine::basics::units::group_thousands(context as i64)
             );
             let _ = writeln!(*s, "  {line}");
         }
@@ -310,7 +310,7 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
             // A card that cannot run the plan at all is not short of memory: say why.
             let line = match first.and_then(|o| o.reason.filter(|r| r.is_unsupported())) {
                 // A busy card: no change to the plan helps, so no pointer to `fit`.
-                Some(r @ crate::engine::fit::Reason::Busy { .. }) => tr!(
+                Some(r @ crate::engine::verdict::fit::Reason::Busy { .. }) => tr!(
                     "plan.cannot_start",
                     option = option,
                     reason = i18n::formula(&r.text(&gpus[0]))
@@ -338,12 +338,12 @@ fn closing_text(s: &mut String, gpus: &[Gpu], scenario: &Scenario, plan: &Plan, 
 struct LookupCellJson<'a> {
     model: &'a str,
     column: &'static str,
-    need_bytes: crate::engine::breakdown::UnsignedBytes,
+    need_bytes: crate::engine::memory::breakdown::UnsignedBytes,
     gpu: Option<&'a str>,
     count: Option<u32>,
     verdict: Option<&'static str>,
     price_usd_month: Option<f64>,
-    free_bytes_per_card: Option<crate::engine::breakdown::SignedBytes>,
+    free_bytes_per_card: Option<crate::engine::memory::breakdown::SignedBytes>,
     cluster_nodes: Option<u64>,
 }
 
@@ -367,7 +367,7 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, String> {
                 cells.push(LookupCellJson {
                     model: &m.id,
                     column: c.column.id(),
-                    need_bytes: crate::engine::breakdown::unsigned_bytes(c.need_bytes()),
+                    need_bytes: crate::engine::memory::breakdown::unsigned_bytes(c.need_bytes()),
                     gpu: c.pick.as_ref().map(|o| gpus[o.gpu].id.as_str()),
                     count: c.pick.as_ref().map(|o| o.count),
                     verdict: c.pick.as_ref().map(|o| o.verdict.id()),
@@ -375,7 +375,7 @@ pub fn lookup_table(catalog: &Catalog, json: bool) -> Result<String, String> {
                     free_bytes_per_card: c
                         .pick
                         .as_ref()
-                        .map(|o| crate::engine::breakdown::signed_bytes(o.free_bytes_per_card)),
+                        .map(|o| crate::engine::memory::breakdown::signed_bytes(o.free_bytes_per_card)),
                     cluster_nodes: c.cluster.as_ref().map(|k| k.nodes),
                 });
             }

@@ -8,7 +8,7 @@ pub const RAM_STEPS: &[u64] = &[0, 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 51
 
 /// The host's RAM one step up or down (0 GB: no host, VRAM only); its bandwidth stays.
 pub fn turn_ram(sc: &mut Scenario, up: bool) {
-    use crate::engine::host::Host;
+    use crate::engine::hardware::host::Host;
     let now = sc.host.as_ref().map_or(0, |h| (h.ram_bytes / 1e9).round() as u64);
     let next = if up {
         RAM_STEPS.iter().copied().find(|s| *s > now).unwrap_or(now)
@@ -26,7 +26,7 @@ pub fn turn_ram(sc: &mut Scenario, up: bool) {
 
 /// The host's bandwidth through unknown and the memory platforms, slowest first.
 pub fn turn_ram_bandwidth(sc: &mut Scenario, up: bool) {
-    use crate::engine::host::PLATFORMS;
+    use crate::engine::hardware::host::PLATFORMS;
     let Some(h) = sc.host.as_mut() else { return };
     let mut platforms: Vec<_> = PLATFORMS.iter().collect();
     platforms.sort_by(|a, b| a.bandwidth_gbs.total_cmp(&b.bandwidth_gbs));
@@ -51,7 +51,7 @@ pub fn turn_ram_bandwidth(sc: &mut Scenario, up: bool) {
 
 /// The cards pane's class through all, then each class.
 pub fn turn_class(sc: &mut Scenario, up: bool) {
-    use crate::engine::gpu::GpuClass;
+    use crate::engine::hardware::gpu::GpuClass;
     let order: Vec<Option<GpuClass>> = std::iter::once(None).chain(GpuClass::ALL.map(Some)).collect();
     let now = order.iter().position(|c| *c == sc.card_class).unwrap_or(0);
     let n = order.len();

@@ -41,7 +41,7 @@ pub fn next_framework(sc: &mut Scenario, up: bool) {
 /// The next release among those where the framework's rules change; the newest stands for
 /// "the current release" (no release saved), as `--framework vllm` does.
 pub fn next_release(sc: &mut Scenario, up: bool) {
-    let all = crate::engine::release::rule_releases(sc.framework);
+    let all = crate::engine::workload::version::rule_releases(sc.framework);
     let (Some(newest), Some(now)) = (all.last().copied(), sc.version()) else {
         return;
     };

@@ -3,9 +3,9 @@
 
 pub use super::knob_steps::step;
 use super::knob_steps::{cycle, next_framework, next_method, next_release, next_weights};
-use crate::engine::framework::Setting;
-use crate::engine::rank::SortBy;
-use crate::engine::settle::UserSet;
+use crate::engine::runtimes::presets::Setting;
+use crate::engine::runtimes::settle::UserSet;
+use crate::engine::verdict::rank::SortBy;
 use crate::engine::{Choice, Framework, Method, Scenario, TightRule};
 
 /// Context lengths a slider steps through: powers of two and the common marketed sizes.
@@ -186,7 +186,7 @@ impl Knob {
             .filter(|k| match k {
                 Knob::Ubatch => sc.framework.is_ggml(),
                 // Only a runtime whose rules change by release has one to pick.
-                Knob::Release => !crate::engine::release::rule_releases(sc.framework).is_empty(),
+                Knob::Release => !crate::engine::workload::version::rule_releases(sc.framework).is_empty(),
                 Knob::MaxNumSeqs => sc.framework == Framework::Vllm,
                 // llama.cpp has no prefill chunk of its own: n_ubatch is its step.
                 Knob::MaxBatchedTokens => !sc.framework.is_ggml(),
@@ -327,7 +327,7 @@ impl Knob {
             },
             Knob::Weights => sc.weights.label().into(),
             Knob::Kv => sc.kv.label().into(),
-            Knob::Context => crate::engine::units::group_thousands(sc.context as i64),
+            Knob::Context => crate::engine::basics::units::group_thousands(sc.context as i64),
             Knob::Batch => sc.batch.to_string(),
             Knob::LoraRank => sc.lora_rank.to_string(),
             Knob::LoraTargets => label("targets", sc.lora_targets.id(), sc.lora_targets.label()),
@@ -348,7 +348,7 @@ impl Knob {
             Knob::Offload => label("offload", sc.offload.id(), sc.offload.label()),
             Knob::Cards => {
                 if sc.cards == 1 {
-                    let most = crate::engine::plan::candidate_counts(sc)
+                    let most = crate::engine::verdict::plan::candidate_counts(sc)
                         .last()
                         .copied()
                         .unwrap_or(8);
@@ -358,13 +358,13 @@ impl Knob {
                 }
             }
             Knob::Split => label("split", sc.split.id(), sc.split.label()),
-            Knob::Prompt => crate::engine::units::group_thousands(sc.prompt as i64),
+            Knob::Prompt => crate::engine::basics::units::group_thousands(sc.prompt as i64),
             Knob::MaxBatchedTokens => tr!(
                 "tui.max_batched_tokens",
-                n = crate::engine::units::group_thousands(sc.max_batched_tokens as i64)
+                n = crate::engine::basics::units::group_thousands(sc.max_batched_tokens as i64)
             ),
             Knob::MaxNumSeqs => sc.max_num_seqs.to_string(),
-            Knob::Ubatch => crate::engine::units::group_thousands(sc.ubatch as i64),
+            Knob::Ubatch => crate::engine::basics::units::group_thousands(sc.ubatch as i64),
             Knob::GpuUtil => format!("{:.0} %", sc.gpu_util_on(sc.cards) * 100.0),
             Knob::Convention => label("convention", sc.convention.id(), sc.convention.label()),
             Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
@@ -377,7 +377,7 @@ impl Knob {
             Knob::TrainTokens => match sc.rent.train_tokens {
                 Some(t) => tr!(
                     "tui.train_tokens",
-                    tokens = crate::engine::units::format_params(t)
+                    tokens = crate::engine::basics::units::format_params(t)
                         .replace('B', " B")
                         .replace('M', " M")
                 ),
@@ -517,7 +517,7 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
             usable.unset(chosen);
         }
     }
-    crate::engine::settle::settle(sc, &usable);
+    crate::engine::runtimes::settle::settle(sc, &usable);
 }
 
 #[cfg(test)]

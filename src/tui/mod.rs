@@ -86,7 +86,10 @@ fn spawn_detection(app: &App, send: impl FnOnce(Found) + Send + 'static) {
 }
 
 /// What detection found: the cards, and the host's RAM (and platform) beside them.
-type Found = (crate::detect::Detection, Option<crate::engine::host::Host>);
+type Found = (
+    crate::detect::Detection,
+    Option<crate::engine::hardware::host::Host>,
+);
 
 /// Carry out `events`; whether anything visible changed.
 fn dispatch(app: &mut App, events: &[Event]) -> bool {

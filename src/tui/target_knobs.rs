@@ -4,8 +4,8 @@
 //! last one off ranks them by price again.
 
 use crate::engine::Scenario;
-use crate::engine::rank::SortBy;
-use crate::engine::units::group_thousands;
+use crate::engine::basics::units::group_thousands;
+use crate::engine::verdict::rank::SortBy;
 use crate::tr;
 
 /// Concurrent users (0: off).
@@ -82,7 +82,7 @@ pub fn users_text(sc: &Scenario) -> String {
 
 /// The Speed row's text: "20 t/s each", or off.
 pub fn min_tps_text(sc: &Scenario) -> String {
-    let plain = crate::engine::units::plain_number;
+    let plain = crate::engine::basics::units::plain_number;
     sc.target
         .min_tps
         .map_or_else(off, |v| tr!("tui.target_tps", tps = plain(v)))
@@ -90,7 +90,7 @@ pub fn min_tps_text(sc: &Scenario) -> String {
 
 /// The TTFT row's text: "2 s", or off.
 pub fn max_ttft_text(sc: &Scenario) -> String {
-    let plain = crate::engine::units::plain_number;
+    let plain = crate::engine::basics::units::plain_number;
     sc.target
         .max_ttft_s
         .map_or_else(off, |v| tr!("tui.target_ttft", secs = plain(v)))
@@ -98,7 +98,7 @@ pub fn max_ttft_text(sc: &Scenario) -> String {
 
 /// The Deadline row's text: "72 h", or off.
 pub fn deadline_text(sc: &Scenario) -> String {
-    let plain = crate::engine::units::plain_number;
+    let plain = crate::engine::basics::units::plain_number;
     sc.target
         .deadline_h
         .map_or_else(off, |v| tr!("tui.target_hours", hours = plain(v)))

@@ -92,7 +92,7 @@ fn attach_checkpoint(model: &mut Model, c: &super::checkpoint::Checkpoint) -> Re
     };
     model.warnings.push(format!(
         "from the checkpoint's headers: {} parameters, {} of weights{why}",
-        crate::engine::units::group_thousands(c.params as i64),
+        crate::engine::basics::units::group_thousands(c.params as i64),
         c.summary()
     ));
     if model.arch.moe.is_none() && c.params > 0 {
@@ -294,8 +294,8 @@ fn attach_structure_bound(model: &mut Model, open: open::Open) {
         } else {
             open.what.join(", ")
         },
-        crate::engine::units::format_params(lo),
-        crate::engine::units::format_params(hi),
+        crate::engine::basics::units::format_params(lo),
+        crate::engine::basics::units::format_params(hi),
         pct(lo),
         pct(hi)
     ));

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::engine::vision::Vision;
+use crate::engine::model::vision::Vision;
 
 /// The encoder a config describes, with the text model's width; `Err` names a vision kind
 /// that is not counted (the caller says so in a warning).
@@ -115,9 +115,9 @@ pub(super) fn apply_processor_bounds(vision: &mut Vision, text: &str) -> Result<
     vision.max_tokens = Some(tokens(max));
     Ok(format!(
         "tokens per image from {PROCESSOR_FILE}: {}–{} ({}–{} pixels)",
-        crate::engine::units::group_thousands(i64::from(tokens(min))),
-        crate::engine::units::group_thousands(i64::from(tokens(max))),
-        crate::engine::units::group_thousands(min as i64),
-        crate::engine::units::group_thousands(max as i64)
+        crate::engine::basics::units::group_thousands(i64::from(tokens(min))),
+        crate::engine::basics::units::group_thousands(i64::from(tokens(max))),
+        crate::engine::basics::units::group_thousands(min as i64),
+        crate::engine::basics::units::group_thousands(max as i64)
     ))
 }

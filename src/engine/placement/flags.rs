@@ -1,9 +1,9 @@
 //! The runtime's own command-line flags for a placement, as a user would type them.
 
-use super::super::runtime::Framework;
-use super::super::scenario::Scenario;
 use super::layers::LayerSplit;
 use super::stream::GIB;
+use crate::engine::workload::runtime::Framework;
+use crate::engine::workload::scenario::Scenario;
 
 /// llama.cpp (`llama-server` / `llama-cli`) or Ollama (its `num_gpu` and `num_ctx`
 /// options, in a Modelfile's PARAMETER lines or an API request's `options`).

@@ -11,11 +11,11 @@
 //! (or `--n-cpu-moe N`: the first N layers) the routed experts' tensors stay in RAM while
 //! the rest of their layer goes to its GPU.
 
-use super::super::calibrated::{ComputePeaks, llama_cpp_compute_peaks, model_weight_bytes};
-use super::super::kv::kv_cache_bytes;
-use super::super::model::Model;
-use super::super::scenario::Scenario;
 use super::{Cards, DeviceBytes, HostRoom};
+use crate::engine::memory::calibrated::{ComputePeaks, llama_cpp_compute_peaks, model_weight_bytes};
+use crate::engine::memory::kv::kv_cache_bytes;
+use crate::engine::model::Model;
+use crate::engine::workload::scenario::Scenario;
 
 /// What each layer of the model costs, under the scenario, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,12 +81,12 @@ impl LayerCosts {
             moe_first,
             moe_every,
             moe: a.moe.is_some(),
-            layer_kv: super::super::kv::runtime_cache_bytes(model, sc) / layers as f64,
+            layer_kv: crate::engine::memory::kv::runtime_cache_bytes(model, sc) / layers as f64,
             layer_kv_read: kv_cache_bytes(model, bpe, sc.read_context(), 1) / layers as f64,
             output: (lm_head + final_norm) * per_param,
             embedding: embedding * per_param,
             peaks: llama_cpp_compute_peaks(model, sc),
-            card_overhead: super::super::calibrated::card_reserve(sc),
+            card_overhead: crate::engine::memory::calibrated::card_reserve(sc),
             hidden: h,
         }
     }
@@ -259,7 +259,7 @@ pub fn host_free(h: &HostRoom, s: &LayerSplit, unified: &[bool]) -> f64 {
 /// (`-fitt`, 1024 MiB by default; common/arg.cpp).
 pub const SPILL_MARGIN_BYTES: f64 = 1_073_741_824.0;
 
-pub use super::super::host::Pin;
+pub use crate::engine::hardware::host::Pin;
 
 /// The best placement for the goal: everything on the GPUs when it fits; else, for an MoE
 /// under llama.cpp, the fewest layers' experts in RAM; else the most layers on the GPUs.

@@ -20,12 +20,12 @@ pub mod stream;
 
 use serde::Serialize;
 
-use super::breakdown::{Breakdown, whole_bytes};
-use super::gpu::{Gpu, pcie_p2p_gbs};
-use super::host::Host;
-use super::model::Model;
-use super::scenario::Scenario;
-use super::serving::DecodeWork;
+use crate::engine::hardware::gpu::{Gpu, pcie_p2p_gbs};
+use crate::engine::hardware::host::Host;
+use crate::engine::memory::breakdown::{Breakdown, whole_bytes};
+use crate::engine::model::Model;
+use crate::engine::speed::serving::DecodeWork;
+use crate::engine::workload::scenario::Scenario;
 
 /// GPUs of one kind in a rig.
 #[derive(Debug, Clone, Copy)]
@@ -91,7 +91,7 @@ pub struct DevicePart {
     #[serde(serialize_with = "whole_bytes")]
     pub capacity_bytes: f64,
     /// `capacity_bytes − bytes` (negative: the shortfall).
-    #[serde(serialize_with = "super::breakdown::signed_whole_bytes")]
+    #[serde(serialize_with = "crate::engine::memory::breakdown::signed_whole_bytes")]
     pub free_bytes: f64,
     /// The fullest card's (or the host's) bytes by part.
     pub parts: DeviceBytes,
@@ -209,7 +209,9 @@ pub fn host_room(host: Option<&Host>, rig: &[Cards]) -> Option<HostRoom> {
 /// What one host holds of a training job's offloaded state (`host_bytes`, the whole job's):
 /// all of it within a node, an equal share per node of eight cards beyond.
 pub fn host_share(host_bytes: f64, count: u32) -> f64 {
-    let nodes = count.div_ceil(super::host::CARDS_PER_NODE).max(1);
+    let nodes = count
+        .div_ceil(crate::engine::hardware::host::CARDS_PER_NODE)
+        .max(1);
     host_bytes / f64::from(nodes)
 }
 
@@ -227,8 +229,8 @@ pub enum Spill {
 /// The runtime's way to use host memory for an inference plan under the calibrated rules;
 /// `None` for training (ZeRO offload is its own segment) and runtimes that keep all on GPU.
 pub fn spill_of(sc: &Scenario) -> Option<Spill> {
-    use super::runtime::Framework as F;
-    if sc.method.is_training() || sc.convention != super::scenario::Convention::Calibrated {
+    use crate::engine::workload::runtime::Framework as F;
+    if sc.method.is_training() || sc.convention != crate::engine::workload::scenario::Convention::Calibrated {
         return None;
     }
     match sc.framework {
@@ -271,7 +273,8 @@ pub fn gpu_only(
     per_card: &Breakdown,
     host: Option<&Host>,
 ) -> Placement {
-    let ggml = sc.framework.is_ggml() && sc.convention == super::scenario::Convention::Calibrated;
+    let ggml =
+        sc.framework.is_ggml() && sc.convention == crate::engine::workload::scenario::Convention::Calibrated;
     let layers = model.arch.layers + u64::from(ggml);
     let parts = stream::card_bytes(per_card, 0.0);
     let mut devices = vec![DevicePart {
@@ -313,7 +316,12 @@ pub fn gpu_only(
         let split = vec![cards.usable.max(0.0); cards.count as usize];
         flags::layer_flags(sc, layers, &split, 0, model.arch.layers, false)
     } else {
-        flags::streamed(sc, sc.gpu_util_for(cards.gpu, cards.count), cards.count, 0.0)
+        flags::streamed(
+            sc,
+            crate::engine::runtimes::settle::gpu_util_for(sc, cards.gpu, cards.count),
+            cards.count,
+            0.0,
+        )
     };
     Placement {
         strategy: Strategy::AllOnGpu,

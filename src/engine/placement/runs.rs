@@ -1,11 +1,11 @@
 //! The placements themselves: llama.cpp's and Ollama's layers (and experts) over the cards
 //! and the host, and the streaming engines' weights in RAM, each with its speed and flags.
 
-use super::super::scenario::Scenario;
 use super::{
     DeviceBytes, DeviceKind, DevicePart, Placement, Request, Strategy, flags, host_room, layers, speed,
     spill_of, stream,
 };
+use crate::engine::workload::scenario::Scenario;
 
 pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
     let sc = r.scenario;
@@ -96,7 +96,7 @@ pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
         // Each card computes its layers; what RAM holds is computed by the fastest card,
         // its weights copied over PCIe for each pass of n_ubatch tokens. A unified machine
         // computes it where it lies.
-        let fp8 = sc.weights == super::super::precision::WeightPrecision::Fp8;
+        let fp8 = sc.weights == crate::engine::model::precision::WeightPrecision::Fp8;
         let total = costs.total_layers() as f64;
         let mut shares: Vec<(f64, Option<f64>)> = Vec::new();
         let mut card = 0usize;
@@ -106,12 +106,15 @@ pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
                 .map(|l| l.layers)
                 .sum();
             card += c.count as usize;
-            shares.push((held as f64 / total, super::super::serving::peak_flops(c.gpu, fp8)));
+            shares.push((
+                held as f64 / total,
+                crate::engine::speed::serving::peak_flops(c.gpu, fp8),
+            ));
         }
         let fastest = r
             .rig
             .iter()
-            .filter_map(|c| super::super::serving::peak_flops(c.gpu, fp8))
+            .filter_map(|c| crate::engine::speed::serving::peak_flops(c.gpu, fp8))
             .fold(None, |a: Option<f64>, f| Some(a.map_or(f, |a| a.max(f))));
         shares.push((split.host.layers as f64 / total, fastest));
         // The token embedding is only looked up (one row a token): it never crosses.
@@ -216,11 +219,11 @@ pub(super) fn place_streamed(r: &Request) -> Placement {
     if let Some(s) = &mut speed {
         // Tensor parallel over the slowest card's compute, and each forward pass (a chunk
         // of max_num_batched_tokens) copies the streamed weights again.
-        let fp8 = sc.weights == super::super::precision::WeightPrecision::Fp8;
+        let fp8 = sc.weights == crate::engine::model::precision::WeightPrecision::Fp8;
         let flops = r
             .rig
             .iter()
-            .map(|c| super::super::serving::peak_flops(c.gpu, fp8))
+            .map(|c| crate::engine::speed::serving::peak_flops(c.gpu, fp8))
             .try_fold(f64::INFINITY, |a, f| f.map(|f| a.min(f)));
         let pcie = super::slowest_pcie_bytes_per_s(r.rig);
         s.prefill_seconds = speed::prefill_seconds(
@@ -245,9 +248,9 @@ pub(super) fn place_streamed(r: &Request) -> Placement {
         streamed_bytes_per_card: streamed,
         runtime_flags: flags::streamed(
             sc,
-            r.rig
-                .first()
-                .map_or(sc.gpu_util_on(count), |c| sc.gpu_util_for(c.gpu, count)),
+            r.rig.first().map_or(sc.gpu_util_on(count), |c| {
+                crate::engine::runtimes::settle::gpu_util_for(sc, c.gpu, count)
+            }),
             count,
             streamed,
         ),

@@ -10,7 +10,7 @@ use serde::Serialize;
 pub struct StepPart {
     /// "RTX 4090", "host RAM", "PCIe".
     pub device: String,
-    #[serde(serialize_with = "super::super::breakdown::whole_bytes")]
+    #[serde(serialize_with = "crate::engine::memory::breakdown::whole_bytes")]
     pub bytes: f64,
     /// Bytes per second it moves them at.
     pub bytes_per_s: f64,

@@ -4,8 +4,8 @@
 //! (vllm/model_executor/models/utils.py, `maybe_offload_to_cpu`: "the space in GiB to
 //! offload to CPU, per GPU"; SGLang takes the same flag).
 
-use super::super::breakdown::{Breakdown, SegmentKind};
 use super::DeviceBytes;
+use crate::engine::memory::breakdown::{Breakdown, SegmentKind};
 
 /// A GiB, the unit of `--cpu-offload-gb`.
 pub const GIB: f64 = 1_073_741_824.0;

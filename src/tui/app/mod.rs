@@ -13,9 +13,9 @@ use super::action::Pane;
 pub use super::knobs::*;
 use super::theme::Theme;
 use crate::catalog::Catalog;
-use crate::engine::framework::Setting;
-use crate::engine::rank::SortBy;
-use crate::engine::settle::UserSet;
+use crate::engine::runtimes::presets::Setting;
+use crate::engine::runtimes::settle::UserSet;
+use crate::engine::verdict::rank::SortBy;
 use crate::engine::{
     Breakdown, Convention, FitOption, KvPrecision, Model, Plan, Scenario, SegmentKind, plan,
 };
@@ -67,7 +67,7 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 pub struct TargetReaches {
     pub asked: Option<(usize, u32, u32, f64)>,
-    pub changes: Vec<crate::engine::reach::Reach>,
+    pub changes: Vec<crate::engine::renting::reach::Reach>,
 }
 
 pub struct App {
@@ -98,9 +98,9 @@ pub struct App {
     /// The same scenario under the other convention, for the explain view's comparison.
     pub other: Breakdown,
     /// What would make the plan fit on the target (or its headroom when it fits).
-    pub advice: Option<crate::engine::advise::Advice>,
+    pub advice: Option<crate::engine::verdict::advise::Advice>,
     /// With a target, while the to-fit list is open: the cheapest option meeting it as asked
-    /// and under each change (`engine::target::reachable`), re-planned over the catalog.
+    /// and under each change (`engine::verdict::meets_target::reachable`), re-planned over the catalog.
     pub reaches: Option<TargetReaches>,
     /// This machine's cards, when detected: the index of their entry in `catalog.gpus` and
     /// how many there are. The bar is drawn against them unless something is pinned.
@@ -269,7 +269,7 @@ impl App {
     /// This machine's RAM, found beside its cards: the plan for this machine may spill into
     /// it (the RAM row shows it; turning it to "off" plans VRAM alone). Taken only when cards
     /// were found and the plan has no RAM set yet.
-    pub fn set_detected_host(&mut self, host: Option<crate::engine::host::Host>) {
+    pub fn set_detected_host(&mut self, host: Option<crate::engine::hardware::host::Host>) {
         let planning_here = self.local.is_some() || !self.rig.is_empty();
         if let Some(h) = host.filter(|_| planning_here && self.scenario.host.is_none()) {
             self.scenario.host = Some(h);
@@ -360,13 +360,15 @@ impl App {
         // The engine's one images rule (the command line refuses the same request): a turn of
         // Images or Context, a model switch or a plan file that leaves no room for text lowers
         // the images to the most that fit, and says so.
-        if let Err(overflow) = crate::engine::images::check_context(self.current_model(), &self.scenario) {
+        if let Err(overflow) =
+            crate::engine::memory::images::check_context(self.current_model(), &self.scenario)
+        {
             self.scenario.images = overflow.most_that_fit;
             self.status = Some(crate::tr!(
                 "status.images_lowered",
                 images = overflow.images,
                 per_image = overflow.tokens_per_image,
-                context = crate::engine::units::group_thousands(overflow.context as i64),
+                context = crate::engine::basics::units::group_thousands(overflow.context as i64),
                 fit = overflow.most_that_fit
             ));
         }
@@ -379,12 +381,12 @@ impl App {
                 ..self.scenario.clone()
             };
             let gpu = &self.catalog.gpus[g];
-            let (option, _) = crate::engine::advise::judge(self.current_model(), gpu, g, n, &sc);
+            let (option, _) = crate::engine::verdict::advise::judge(self.current_model(), gpu, g, n, &sc);
             self.plan.options.push(option);
         }
         // A rig of cards the user put together: one option, judged by its placement.
         if !self.rig.is_empty() {
-            let rig = crate::engine::rig::plan_rig(
+            let rig = crate::engine::verdict::rig::plan_rig(
                 self.current_model(),
                 &self.catalog.gpus,
                 &self.rig,
@@ -394,9 +396,11 @@ impl App {
         }
         // The plan comes ranked by price; another ranking, or this machine's option or a
         // rig added last, is ranked here.
-        if self.sort_by != crate::engine::rank::SortBy::Price || self.local.is_some() || !self.rig.is_empty()
+        if self.sort_by != crate::engine::verdict::rank::SortBy::Price
+            || self.local.is_some()
+            || !self.rig.is_empty()
         {
-            crate::engine::rank::rank_options(&mut self.plan.options, self.sort_by);
+            crate::engine::verdict::rank::rank_options(&mut self.plan.options, self.sort_by);
         }
         self.refresh_other();
         let k = self.knobs().len();
@@ -412,9 +416,9 @@ impl App {
     /// The plan with the limits of the options the planner can show (the cards pane's rows,
     /// the pick under the current ranking, the closest when nothing fits): hidden options
     /// need none, and solving them was most of a key press.
-    fn plan_shown_rows(&self) -> crate::engine::plan::Plan {
-        use crate::engine::plan::{Scope, Solve, plan_in};
-        use crate::engine::rank::{closest, first_fit_under};
+    fn plan_shown_rows(&self) -> crate::engine::verdict::plan::Plan {
+        use crate::engine::verdict::plan::{Scope, Solve, plan_in};
+        use crate::engine::verdict::rank::{closest, first_fit_under};
         let (all_combos, pinned, sort_by) = (self.all_combos, self.pinned, self.sort_by);
         let rows = |options: &[crate::engine::FitOption]| {
             let mut rows = navigation::listed_rows(options, all_combos, pinned);
@@ -440,15 +444,23 @@ impl App {
     /// What depends on the target: the other convention's breakdown on one card of it (for
     /// explain) and the advice (for the hint line and the to-fit list).
     fn refresh_other(&mut self) {
-        let target = self.target().map(|o| crate::engine::advise::Target {
+        let target = self.target().map(|o| crate::engine::verdict::advise::Target {
             gpu: o.gpu,
             count: o.count,
         });
         let count = target.map_or(1, |t| t.count);
-        self.other =
-            crate::engine::plan::breakdown_on(self.current_model(), &other_convention(&self.scenario), count);
+        self.other = crate::engine::verdict::plan::breakdown_on(
+            self.current_model(),
+            &other_convention(&self.scenario),
+            count,
+        );
         self.advice = target.map(|t| {
-            crate::engine::advise::advise(self.current_model(), &self.catalog.gpus, &self.scenario, t)
+            crate::engine::verdict::advise::advise(
+                self.current_model(),
+                &self.catalog.gpus,
+                &self.scenario,
+                t,
+            )
         });
         self.refresh_reaches();
     }
@@ -459,8 +471,8 @@ impl App {
         self.reaches = (self.overlay == Overlay::ToFit && self.scenario.target.is_set()).then(|| {
             let (m, gpus) = (self.current_model(), &self.catalog.gpus);
             TargetReaches {
-                asked: crate::engine::reach::as_asked(m, gpus, &self.scenario),
-                changes: crate::engine::reach::reachable(m, gpus, &self.scenario),
+                asked: crate::engine::renting::reach::as_asked(m, gpus, &self.scenario),
+                changes: crate::engine::renting::reach::reachable(m, gpus, &self.scenario),
             }
         });
     }
@@ -519,7 +531,7 @@ impl App {
                 (Knob::MaxBatchedTokens, Some((tokens, _))) if tokens != sc.max_batched_tokens => {
                     return here(crate::tr!(
                         "tui.max_batched_tokens",
-                        n = crate::engine::units::group_thousands(tokens as i64)
+                        n = crate::engine::basics::units::group_thousands(tokens as i64)
                     ));
                 }
                 (Knob::MaxNumSeqs, Some((_, seqs))) if seqs != sc.max_num_seqs => {
@@ -528,10 +540,11 @@ impl App {
                 _ => {}
             }
             if knob == Knob::Context && o.context != sc.context {
-                return here(crate::engine::units::group_thousands(o.context as i64));
+                return here(crate::engine::basics::units::group_thousands(o.context as i64));
             }
             if knob == Knob::GpuUtil && o.rig.is_empty() {
-                let card = sc.gpu_util_for(&self.catalog.gpus[o.gpu], o.count);
+                let card =
+                    crate::engine::runtimes::settle::gpu_util_for(sc, &self.catalog.gpus[o.gpu], o.count);
                 if (card - sc.gpu_util_on(sc.cards)).abs() > 1e-9 {
                     return here(format!("{:.0} %", card * 100.0));
                 }

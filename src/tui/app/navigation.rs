@@ -9,7 +9,7 @@ pub enum ModelRow {
     Family(usize),
     Model(usize),
 }
-use crate::engine::rank::one_row_per_card;
+use crate::engine::verdict::rank::one_row_per_card;
 use crate::tui::action::Pane;
 
 impl App {

@@ -4,8 +4,8 @@
 
 use super::{App, Effect, Knob, Overlay, Side, settle};
 use crate::engine::Scenario;
-use crate::engine::framework::Setting;
-use crate::engine::rank::SortBy;
+use crate::engine::runtimes::presets::Setting;
+use crate::engine::verdict::rank::SortBy;
 use crate::tui::action::{Action, Pane};
 
 /// What the view depends on, to tell whether an action changed anything.
@@ -139,7 +139,7 @@ impl App {
             Action::RigAdd => {
                 if let Some((g, _)) = self.card_cursor {
                     match self.rig.iter_mut().find(|(i, _)| *i == g) {
-                        Some((_, n)) => *n = (*n + 1).min(crate::engine::judge::CARDS_PER_NODE),
+                        Some((_, n)) => *n = (*n + 1).min(crate::engine::verdict::judge::CARDS_PER_NODE),
                         None => self.rig.push((g, 1)),
                     }
                     self.recompute();

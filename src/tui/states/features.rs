@@ -44,7 +44,7 @@ pub(super) const FEATURES: &[State] = &[
         setup: |a| {
             a.set_scenario(Scenario {
                 cards: 8,
-                offload: crate::engine::scenario::Offload::Optimizer,
+                offload: crate::engine::workload::scenario::Offload::Optimizer,
                 ..Scenario::seed_training(Method::Full).calibrated()
             });
             a.focus = Pane::Workload;
@@ -112,7 +112,7 @@ pub(super) const FEATURES: &[State] = &[
             a.select_model("llama-3.1-8b");
             let mut sc = Scenario::seed_training(Method::Lora).calibrated();
             sc.rent.train_tokens = Some(1_000_000_000);
-            a.sort_by = crate::engine::rank::SortBy::Finish;
+            a.sort_by = crate::engine::verdict::rank::SortBy::Finish;
             a.set_scenario(sc);
             a.focus = Pane::Cards;
         },
@@ -129,7 +129,7 @@ pub(super) const FEATURES: &[State] = &[
             let mut sc = Scenario::seed_training(Method::Qlora).calibrated();
             sc.rent.train_tokens = Some(100_000_000);
             sc.rent.display_currency = "CNY".into();
-            a.sort_by = crate::engine::rank::SortBy::Finish;
+            a.sort_by = crate::engine::verdict::rank::SortBy::Finish;
             a.set_scenario(sc);
             a.focus = Pane::Cards;
         },
@@ -278,13 +278,13 @@ fn target_forty_users(a: &mut crate::tui::app::App) {
     a.select_model("llama-3.1-8b");
     let mut sc = Scenario::seed_inference(WeightPrecision::Bf16).calibrated();
     crate::engine::Framework::Vllm.apply(&mut sc);
-    sc.target = crate::engine::target::Target {
+    sc.target = crate::engine::verdict::meets_target::Target {
         users: Some(40),
         min_tps: Some(20.0),
         max_ttft_s: None,
         deadline_h: None,
     };
-    a.sort_by = crate::engine::rank::SortBy::Target;
+    a.sort_by = crate::engine::verdict::rank::SortBy::Target;
     a.set_scenario(sc);
     a.update(Action::Target);
     a.knob += 1;

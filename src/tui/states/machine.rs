@@ -4,7 +4,7 @@
 //! group of `super::STATES`.
 
 use super::{State, serve_on};
-use crate::engine::host::{Host, platform};
+use crate::engine::hardware::host::{Host, platform};
 use crate::engine::{Framework, WeightPrecision};
 use crate::lang::Lang;
 use crate::tui::action::{Action, Pane};

@@ -13,8 +13,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use crate::engine::fit::largest_comfortable_need;
-use crate::engine::units::to_gb;
+use crate::engine::basics::units::to_gb;
+use crate::engine::verdict::fit::largest_comfortable_need;
 use crate::engine::{Breakdown, FitOption, SegmentKind, TightRule, Verdict};
 use crate::tui::theme::Theme;
 

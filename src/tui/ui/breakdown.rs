@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use crate::engine::Choice;
-use crate::engine::units::{group_thousands, to_gb};
+use crate::engine::basics::units::{group_thousands, to_gb};
 use crate::tr;
 use crate::tui::app::App;
 
@@ -64,7 +64,7 @@ pub fn breakdown(frame: &mut Frame, area: Rect, app: &App) {
     let kv = if shown.host_bytes > 0.0 {
         tr!("tui.host_ram", gb = format!("{:.2}", to_gb(shown.host_bytes)))
     } else {
-        let state = crate::engine::kv::state_elements(app.current_model()) as f64
+        let state = crate::engine::memory::kv::state_elements(app.current_model()) as f64
             * app.scenario.kv.bytes_per_element();
         let kv = tr!(
             "tui.kv_per_token",

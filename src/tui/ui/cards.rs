@@ -8,9 +8,9 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use super::bar::verdict_word;
 use super::{block, pane_title, scroll_offset};
 use crate::engine::FitOption;
-use crate::engine::gpu::{HOURS_PER_MONTH, LinkKind};
-use crate::engine::serving::Bound;
-use crate::engine::units::to_gb;
+use crate::engine::basics::units::to_gb;
+use crate::engine::hardware::gpu::{HOURS_PER_MONTH, LinkKind};
+use crate::engine::speed::serving::Bound;
 use crate::present::i18n::{formula, word};
 use crate::tr;
 use crate::tui::action::Pane;
@@ -220,7 +220,10 @@ fn cells(app: &App, o: &FitOption, columns: &Columns) -> Vec<Cell<'static>> {
     let mut cells = vec![
         Cell::from(Line::styled(format!("{mark}{word}"), vstyle)),
         Cell::from(crate::present::option_label(&app.catalog.gpus, o)),
-        right(crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 1)),
+        right(crate::engine::basics::units::fixed(
+            to_gb(o.free_bytes_per_card),
+            1,
+        )),
         price_cell(app, o),
     ];
     if columns.target {

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span, Text};
 
 use super::popup;
 use crate::engine::Choice;
-use crate::engine::units::{group_thousands, to_gb};
+use crate::engine::basics::units::{group_thousands, to_gb};
 use crate::present::i18n::{label, word};
 use crate::present::segment_label;
 use crate::text::{pad, width};

@@ -13,8 +13,8 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::bar::segment_widths;
 use crate::engine::SegmentKind;
+use crate::engine::basics::units::to_gb;
 use crate::engine::placement::{DeviceKind, Placement};
-use crate::engine::units::to_gb;
 use crate::tui::theme::Theme;
 
 pub struct DeviceBars<'a> {

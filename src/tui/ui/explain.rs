@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span, Text};
 
 use super::popup;
 use crate::engine::Choice;
-use crate::engine::units::{group_thousands, to_gb};
+use crate::engine::basics::units::{group_thousands, to_gb};
 use crate::present::explain::explain_option;
 use crate::present::i18n::{formula, label, word};
 use crate::present::segment_label;

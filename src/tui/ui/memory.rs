@@ -8,8 +8,8 @@ use ratatui::widgets::Paragraph;
 use super::bar::{MemoryBar, verdict_word};
 use super::devices::DeviceBars;
 use super::{block, pane_title};
-use crate::engine::rank::SortBy;
-use crate::engine::units::{group_thousands, to_gb};
+use crate::engine::basics::units::{group_thousands, to_gb};
+use crate::engine::verdict::rank::SortBy;
 use crate::tr;
 use crate::tui::action::Pane;
 use crate::tui::app::App;
@@ -70,12 +70,12 @@ pub fn memory(frame: &mut Frame, area: Rect, app: &App) {
         let room = if o.free_bytes_per_card >= 0.0 {
             tr!(
                 "tui.gb_free",
-                gb = crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 2)
+                gb = crate::engine::basics::units::fixed(to_gb(o.free_bytes_per_card), 2)
             )
         } else {
             tr!(
                 "tui.gb_short",
-                gb = crate::engine::units::fixed(to_gb(o.free_bytes_per_card), 2).replace('-', "")
+                gb = crate::engine::basics::units::fixed(to_gb(o.free_bytes_per_card), 2).replace('-', "")
             )
         };
         block = block.title_bottom(

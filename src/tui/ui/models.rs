@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, pane_title, scroll_offset};
-use crate::engine::units::format_params;
+use crate::engine::basics::units::format_params;
 use crate::tui::action::Pane;
 use crate::tui::app::{App, ModelRow};
 

@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::engine::Choice;
-use crate::engine::rank::SortBy;
-use crate::engine::units::{format_params, group_thousands};
+use crate::engine::basics::units::{format_params, group_thousands};
+use crate::engine::verdict::rank::SortBy;
 use crate::present::i18n::label;
 use crate::text::width;
 use crate::tr;

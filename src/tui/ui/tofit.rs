@@ -7,7 +7,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span, Text};
 
 use super::{popup, popup_scrolled};
-use crate::engine::units::format_gb;
+use crate::engine::basics::units::format_gb;
 use crate::present::advice::{flags, headroom_text, label, limit_text, note, target_label, top_context};
 use crate::present::i18n::word;
 use crate::tr;
@@ -42,7 +42,7 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         tr!(
             "advice.short",
-            gb = crate::engine::units::format_shortfall(-a.now.free_bytes_per_card)
+            gb = crate::engine::basics::units::format_shortfall(-a.now.free_bytes_per_card)
         )
     };
     lines.push(Line::styled(
@@ -61,7 +61,7 @@ pub fn tofit(frame: &mut Frame, area: Rect, app: &App) {
             what = what.clone(),
             batch = app.scenario.batch,
             context = limit_text(a.max_context, top_context(&app.scenario)),
-            max_batch = limit_text(a.max_batch, crate::engine::ranges::MAX_BATCH)
+            max_batch = limit_text(a.max_batch, crate::engine::workload::ranges::MAX_BATCH)
         ),
         t.text,
     ));
