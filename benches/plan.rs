@@ -72,7 +72,7 @@ fn bench_plan(c: &mut Criterion) {
     });
     // What would make it fit: the full advice for one target that does not fit, and the
     // headroom of one that does (the solvers only).
-    let h100 = vramfit::engine::verdict::advise::Target {
+    let h100 = vramfit::engine::verdict::changes::Target {
         gpu: catalog.gpu_index("h100-pcie").unwrap(),
         count: 1,
     };
@@ -109,8 +109,7 @@ fn bench_plan(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     let p = plan(black_box(&m), black_box(&catalog.gpus), black_box(&serve), true);
-                    vramfit::engine::verdict::meets_target::cheapest_meeting(&p.options)
-                        .map(|o| (o.gpu, o.count))
+                    vramfit::engine::renting::cheapest_meeting(&p.options).map(|o| (o.gpu, o.count))
                 })
             },
         );

@@ -6,7 +6,8 @@ use clap::Parser;
 use proptest::prelude::*;
 use vramfit::catalog::Catalog;
 use vramfit::cli::{Cli, Command};
-use vramfit::engine::verdict::advise::{Target, advise, context_step, judge, max_batch, max_context};
+use vramfit::engine::verdict::advise::{advise, context_step, judge, max_batch, max_context};
+use vramfit::engine::verdict::changes::Target;
 use vramfit::engine::{Scenario, SegmentKind, WeightPrecision};
 
 fn catalog() -> &'static Catalog {
@@ -147,7 +148,7 @@ fn seventy_b_qlora_on_a_24_gb_card_needs_more_cards() {
     assert_eq!(a.max_context, None);
     assert_eq!(a.max_batch, None);
     let first_cards = a.suggestions.iter().find_map(|s| match s.change {
-        vramfit::engine::verdict::advise::Change::Cards(n) => Some(n),
+        vramfit::engine::verdict::changes::Change::Cards(n) => Some(n),
         _ => None,
     });
     assert_eq!(first_cards, Some(4), "4 × 24 GB with ZeRO-3 sharding");
@@ -169,7 +170,7 @@ fn four_oh_five_b_on_8_h100s_fits_in_fp8() {
     let fp8 = a
         .suggestions
         .iter()
-        .find(|s| s.change == vramfit::engine::verdict::advise::Change::Weights(WeightPrecision::Fp8))
+        .find(|s| s.change == vramfit::engine::verdict::changes::Change::Weights(WeightPrecision::Fp8))
         .expect("FP8 weights");
     assert!(fp8.after.verdict.is_fit());
     // Meta's FP8 checkpoint: 405.85B at 1 B with the embeddings and the 126 attention blocks
@@ -279,7 +280,7 @@ proptest! {
             // rules' full fine-tune has no per-token term).
             let top = vramfit::engine::workload::ranges::MAX_CONTEXT / step * step;
             // Limits stop at the model's trained length (and say so).
-            let ceiling = vramfit::engine::verdict::judge::context_ceiling(m, &sc) / step * step;
+            let ceiling = vramfit::engine::verdict::needs::context_ceiling(m, &sc) / step * step;
             prop_assert!(n <= ceiling, "limit {} past the model's length {}", n, ceiling);
             prop_assert_eq!(a.now.limits.context_at_model_max, n == ceiling && ceiling < top);
             prop_assert!(n == top || n == ceiling || !at(n + step), "{} more still fits", step);

@@ -11,7 +11,8 @@ mod common;
 use common::{option, vramfit};
 use proptest::prelude::*;
 use vramfit::catalog::Catalog;
-use vramfit::engine::verdict::judge::{context_ceiling, context_step, tensor_parallel_divides};
+use vramfit::engine::verdict::judge::tensor_parallel_divides;
+use vramfit::engine::verdict::needs::{context_ceiling, context_step};
 use vramfit::engine::workload::scenario::Split;
 use vramfit::engine::{
     Choice, Framework, Gpu, KvPrecision, Method, Scenario, Verdict, WeightPrecision, plan,
@@ -181,7 +182,7 @@ fn limits_agree_between_plan_fit_and_the_json_and_hold_when_applied() {
         m,
         &c.gpus,
         &sc,
-        vramfit::engine::verdict::advise::Target { gpu: g, count: 2 },
+        vramfit::engine::verdict::changes::Target { gpu: g, count: 2 },
     );
     assert_eq!(advice.max_context, Some(ctx));
     assert_eq!(advice.max_batch, Some(batch));

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 use vramfit::catalog::Catalog;
-use vramfit::engine::hardware::gpu::{OfferFilter, OfferKind, Per, Rates};
+use vramfit::engine::hardware::offers::{OfferFilter, OfferKind, Per, Rates};
 use vramfit::engine::{Method, Scenario, WeightPrecision, plan};
 use vramfit::planfile::PlanFile;
 

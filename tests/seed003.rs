@@ -5,7 +5,7 @@
 //! its own rules, the engine's cheaper pick is asserted and the reason is written down.
 
 use vramfit::catalog::Catalog;
-use vramfit::engine::hardware::gpu::{
+use vramfit::engine::hardware::offers::{
     bandwidth_gbs_per_usd_month, usd_per_gb_month, usd_per_hour_from_month,
 };
 use vramfit::engine::memory::{SegmentKind, breakdown};

@@ -398,7 +398,7 @@ proptest::proptest! {
         let (m, sc) = scenario_of(&["-m", model, "--context", &ctx, "--users", &u, "--min-tps", &t]);
         let p = vramfit::engine::plan(&m, &c.gpus, &sc, true);
         let min_tps: f64 = t.parse().unwrap();
-        let pick = vramfit::engine::verdict::meets_target::cheapest_meeting(&p.options);
+        let pick = vramfit::engine::renting::cheapest_meeting(&p.options);
         let cost = pick.and_then(|o| o.target).and_then(|t| t.cost()).unwrap_or(f64::INFINITY);
         if let Some(o) = pick {
             let check = o.target.unwrap();

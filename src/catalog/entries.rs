@@ -4,7 +4,8 @@
 
 use serde::Deserialize;
 
-use crate::engine::hardware::gpu::{Gpu, Offer};
+use crate::engine::hardware::gpu::Gpu;
+use crate::engine::hardware::offers::Offer;
 use crate::engine::hardware::slice::MigProfile;
 use crate::engine::model::{Architecture, Mla, MlpKind, Model, Moe, SlidingWindow, Ssm};
 

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use super::validate::validate_offer;
 use super::{Catalog, FileError};
-use crate::engine::hardware::gpu::{CURRENCIES, Offer, OfferKind, Per, provider_matches};
+use crate::engine::hardware::offers::{CURRENCIES, Offer, OfferKind, Per, provider_matches};
 
 /// The columns every row gives.
 pub const COLUMNS: [&str; 8] = [

@@ -2,7 +2,8 @@
 //! errors pointed at the field's line and column.
 
 use super::FileError;
-use crate::engine::hardware::gpu::{Gpu, Offer};
+use crate::engine::hardware::gpu::Gpu;
+use crate::engine::hardware::offers::Offer;
 
 /// Point a value error at `field = …` inside the entry whose id is `id` (at the id when
 /// the field is not written there).
@@ -141,7 +142,7 @@ pub(super) fn validate_offer(o: &Offer) -> Result<(), (&'static str, String)> {
                 ),
             ));
         }
-        if !crate::engine::hardware::gpu::CURRENCIES
+        if !crate::engine::hardware::offers::CURRENCIES
             .iter()
             .any(|c| c.eq_ignore_ascii_case(&o.currency))
         {
@@ -150,7 +151,7 @@ pub(super) fn validate_offer(o: &Offer) -> Result<(), (&'static str, String)> {
                 format!(
                     "currency '{}' has no exchange rate (use {})",
                     crate::text::clean_prefix(&o.currency, 20),
-                    crate::engine::hardware::gpu::CURRENCIES.join(" or ")
+                    crate::engine::hardware::offers::CURRENCIES.join(" or ")
                 ),
             ));
         }

@@ -264,7 +264,8 @@ fn run_fit(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    use crate::engine::verdict::advise::{Target, advise};
+    use crate::engine::verdict::advise::advise;
+    use crate::engine::verdict::changes::Target;
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
     }

@@ -56,12 +56,12 @@ pub fn check_provider(catalog: &Catalog, wanted: &str) -> Result<(), CliError> {
     let offers = catalog.gpus.iter().flat_map(|g| &g.offers);
     if offers
         .clone()
-        .any(|o| crate::engine::hardware::gpu::provider_matches(&o.provider, wanted))
+        .any(|o| crate::engine::hardware::offers::provider_matches(&o.provider, wanted))
     {
         return Ok(());
     }
     let mut known: Vec<&str> = offers
-        .map(|o| crate::engine::hardware::gpu::provider_short_name(&o.provider))
+        .map(|o| crate::engine::hardware::offers::provider_short_name(&o.provider))
         .collect();
     known.sort_unstable_by_key(|k| k.to_lowercase());
     known.dedup();

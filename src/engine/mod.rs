@@ -28,7 +28,8 @@ pub mod verdict;
 pub mod workload;
 
 pub use basics::choice::Choice;
-pub use hardware::gpu::{Gpu, Offer};
+pub use hardware::gpu::Gpu;
+pub use hardware::offers::Offer;
 pub use memory::breakdown::{Breakdown, Segment, SegmentKind};
 pub use model::precision::{KvPrecision, WeightPrecision};
 pub use model::{Architecture, Model, ParamCount};

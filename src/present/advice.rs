@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 use crate::engine::basics::units::group_thousands;
-use crate::engine::verdict::advise::{Advice, Change, Suggestion, Target};
+use crate::engine::verdict::advise::{Advice, Suggestion};
+use crate::engine::verdict::changes::{Change, Target};
 use crate::engine::{Choice, Gpu, Model, Scenario};
 use crate::lang::Lang;
 use crate::{tr, tr_in};

@@ -454,15 +454,14 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
             price_usd_month: o.price_usd_month.map(round2),
             rent_cost_usd: o.rent_cost_usd.map(round2),
         }),
-        cheapest_meeting_target: crate::engine::verdict::meets_target::cheapest_meeting(&plan.options)
-            .and_then(|o| {
-                o.target.map(|c| MeetingJson {
-                    gpu: &gpus[o.gpu].id,
-                    count: o.count,
-                    replicas: c.replicas,
-                    price_usd_month: c.price_usd_month.map(round2),
-                })
-            }),
+        cheapest_meeting_target: crate::engine::renting::cheapest_meeting(&plan.options).and_then(|o| {
+            o.target.map(|c| MeetingJson {
+                gpu: &gpus[o.gpu].id,
+                count: o.count,
+                replicas: c.replicas,
+                price_usd_month: c.price_usd_month.map(round2),
+            })
+        }),
         options: plan
             .options
             .iter()
@@ -477,7 +476,7 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
                         cards: o.count,
                         ..scenario.clone()
                     };
-                    let l = crate::engine::verdict::judge::Needs::new(model, &sc)
+                    let l = crate::engine::verdict::needs::Needs::new(model, &sc)
                         .shown_limits(&gpus[o.gpu], o.count);
                     j.max_context = l.max_context;
                     j.max_batch = l.max_batch;

@@ -6,6 +6,7 @@
 pub mod advice;
 pub mod cards;
 pub mod explain;
+mod explain_serving;
 pub mod i18n;
 pub mod json;
 pub mod markdown;
@@ -17,7 +18,7 @@ pub mod target_text;
 pub mod text;
 
 use crate::engine::basics::units::format_usd;
-use crate::engine::hardware::gpu::{OfferKind, Rates};
+use crate::engine::hardware::offers::{OfferKind, Rates};
 use crate::engine::workload::scenario::TightRule;
 use crate::engine::{FitOption, Gpu};
 

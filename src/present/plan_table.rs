@@ -17,7 +17,7 @@ pub(super) struct Table<'a> {
     train: bool,
     /// A target is set: a column says whether each option meets it.
     target: bool,
-    rates: &'a crate::engine::hardware::gpu::Rates,
+    rates: &'a crate::engine::hardware::offers::Rates,
     currency: &'a str,
 }
 
@@ -29,7 +29,7 @@ impl<'a> Table<'a> {
         Table {
             scenario,
             serving: !scenario.method.is_training(),
-            term: (rent.hours - crate::engine::hardware::gpu::HOURS_PER_MONTH).abs() > 0.5,
+            term: (rent.hours - crate::engine::hardware::offers::HOURS_PER_MONTH).abs() > 0.5,
             train: rent.train_tokens.is_some() && scenario.method.is_training(),
             target: scenario.target.is_set(),
             rates: &rent.rates,

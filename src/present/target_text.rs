@@ -90,37 +90,35 @@ pub fn title(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Option<Strin
         return None;
     }
     let rent = &sc.rent;
-    Some(
-        match crate::engine::verdict::meets_target::cheapest_meeting(options) {
-            Some(o) if sc.method.is_training() => {
-                let c = o.target?;
-                tr!(
-                    "tui.title_target_training",
-                    option = option_label(gpus, o),
-                    hours = c
-                        .finish_h
-                        .map_or_else(|| "-".into(), |m| crate::present::compact_hours(m.value)),
-                    cost = c.cost_usd.map_or_else(
-                        || "-".into(),
-                        |usd| money(usd, &rent.rates, &rent.display_currency)
-                    )
+    Some(match crate::engine::renting::cheapest_meeting(options) {
+        Some(o) if sc.method.is_training() => {
+            let c = o.target?;
+            tr!(
+                "tui.title_target_training",
+                option = option_label(gpus, o),
+                hours = c
+                    .finish_h
+                    .map_or_else(|| "-".into(), |m| crate::present::compact_hours(m.value)),
+                cost = c.cost_usd.map_or_else(
+                    || "-".into(),
+                    |usd| money(usd, &rent.rates, &rent.display_currency)
                 )
-            }
-            Some(o) => {
-                let c = o.target?;
-                tr!(
-                    "tui.title_target_meets",
-                    option = option_label(gpus, o),
-                    replicas = replicas_text(c.replicas),
-                    price = c.cost().map_or_else(
-                        || "-".into(),
-                        |usd| money(usd, &rent.rates, &rent.display_currency)
-                    )
+            )
+        }
+        Some(o) => {
+            let c = o.target?;
+            tr!(
+                "tui.title_target_meets",
+                option = option_label(gpus, o),
+                replicas = replicas_text(c.replicas),
+                price = c.cost().map_or_else(
+                    || "-".into(),
+                    |usd| money(usd, &rent.rates, &rent.display_currency)
                 )
-            }
-            None => tr!("tui.title_target_none"),
-        },
-    )
+            )
+        }
+        None => tr!("tui.title_target_none"),
+    })
 }
 
 /// The closing line: the cheapest option that meets the target, its replicas, users per
@@ -131,7 +129,7 @@ pub fn closing_line(gpus: &[Gpu], sc: &Scenario, options: &[FitOption]) -> Optio
     }
     let rent = &sc.rent;
     let price = |usd: f64| money(usd, &rent.rates, &rent.display_currency);
-    let Some(o) = crate::engine::verdict::meets_target::cheapest_meeting(options) else {
+    let Some(o) = crate::engine::renting::cheapest_meeting(options) else {
         return Some(tr!("target.none"));
     };
     let c = o.target?;

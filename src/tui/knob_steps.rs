@@ -1,7 +1,7 @@
 //! How the workload pane's rows step: through a list of values, through a choice's values,
 //! and the rows whose next value depends on the others (method, framework, weights).
 
-use crate::engine::{Choice, Framework, Scenario};
+use crate::engine::{Choice, Framework, Scenario, TightRule};
 
 /// The next value in `steps` above (`up`) or below `value`, or `value` at the ends.
 pub fn step(steps: &[u64], value: u64, up: bool) -> u64 {
@@ -86,3 +86,33 @@ fn keep_for_method(sc: &mut Scenario) {
         sc.target.deadline_h = None;
     }
 }
+
+/// Context lengths a slider steps through: powers of two and the common marketed sizes.
+pub const CONTEXT_STEPS: &[u64] = &[
+    512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131_072, 200_000, 262_144, 524_288, 1_048_576,
+];
+/// Prefill chunks: vLLM's defaults over its versions (2,048, 8,192, 16,384) and around them.
+pub const PREFILL_STEPS: &[u64] = &[512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
+/// llama.cpp's physical batch: its default 512 and the values people set.
+pub const UBATCH_STEPS: &[u64] = &[64, 128, 256, 512, 1024, 2048, 4096];
+pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
+pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
+pub const CARD_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
+pub const HOUR_STEPS: &[u64] = &[1, 8, 24, 72, 168, 720, 2160, 4320, 8640];
+pub const TRAIN_TOKEN_STEPS: &[u64] = &[
+    0,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+];
+pub const EPOCH_STEPS: &[u64] = &[1, 2, 3, 4, 5, 10];
+pub const UTILIZATION_STEPS: &[u64] = &[20, 30, 35, 40, 45, 50, 60];
+
+pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98];
+
+/// Images per request, a step at a time.
+pub const IMAGE_STEPS: &[u64] = &[0, 1, 2, 4, 8, 16, 32];

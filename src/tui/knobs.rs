@@ -2,38 +2,15 @@
 //! value text, and how one step turns them (inside the ranges the CLI and plan files use).
 
 pub use super::knob_steps::step;
+pub use super::knob_steps::{
+    BATCH_STEPS, CARD_STEPS, CONTEXT_STEPS, EPOCH_STEPS, GPU_UTIL_STEPS, HOUR_STEPS, IMAGE_STEPS,
+    PREFILL_STEPS, RANK_STEPS, TIGHT_RULES, TRAIN_TOKEN_STEPS, UBATCH_STEPS, UTILIZATION_STEPS,
+};
 use super::knob_steps::{cycle, next_framework, next_method, next_release, next_weights};
 use crate::engine::runtimes::presets::Setting;
 use crate::engine::runtimes::settle::UserSet;
 use crate::engine::verdict::rank::SortBy;
-use crate::engine::{Choice, Framework, Method, Scenario, TightRule};
-
-/// Context lengths a slider steps through: powers of two and the common marketed sizes.
-pub const CONTEXT_STEPS: &[u64] = &[
-    512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131_072, 200_000, 262_144, 524_288, 1_048_576,
-];
-/// Prefill chunks: vLLM's defaults over its versions (2,048, 8,192, 16,384) and around them.
-pub const PREFILL_STEPS: &[u64] = &[512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
-/// llama.cpp's physical batch: its default 512 and the values people set.
-pub const UBATCH_STEPS: &[u64] = &[64, 128, 256, 512, 1024, 2048, 4096];
-pub const BATCH_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-pub const RANK_STEPS: &[u64] = &[4, 8, 16, 32, 64, 128, 256];
-pub const TIGHT_RULES: &[TightRule] = &[TightRule::Seed, TightRule::Margin(0.3), TightRule::Margin(0.5)];
-pub const CARD_STEPS: &[u64] = &[1, 2, 4, 8, 16, 32, 64];
-pub const HOUR_STEPS: &[u64] = &[1, 8, 24, 72, 168, 720, 2160, 4320, 8640];
-pub const TRAIN_TOKEN_STEPS: &[u64] = &[
-    0,
-    10_000_000,
-    100_000_000,
-    1_000_000_000,
-    10_000_000_000,
-    100_000_000_000,
-    1_000_000_000_000,
-];
-pub const EPOCH_STEPS: &[u64] = &[1, 2, 3, 4, 5, 10];
-pub const UTILIZATION_STEPS: &[u64] = &[20, 30, 35, 40, 45, 50, 60];
-
-pub const GPU_UTIL_STEPS: &[f64] = &[0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98];
+use crate::engine::{Framework, Method, Scenario};
 
 /// The workload pane's rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,9 +65,6 @@ pub enum Knob {
     /// The target section (fine-tuning): hours to finish in.
     Deadline,
 }
-
-/// Images per request, a step at a time.
-const IMAGE_STEPS: &[u64] = &[0, 1, 2, 4, 8, 16, 32];
 
 impl Knob {
     /// The rows shown for a method, in order.
@@ -310,105 +284,6 @@ impl Knob {
             Knob::GpuUtil => S::GpuUtil(sc.gpu_util),
             _ => return None,
         })
-    }
-
-    /// Value text of a knob, for the workload pane.
-    pub fn value(self, sc: &Scenario, sort_by: SortBy) -> String {
-        use crate::present::i18n::label;
-        use crate::tr;
-        let on = |b: bool| if b { tr!("tui.on") } else { tr!("tui.off") };
-        match self {
-            Knob::Method => label("method", sc.method.id(), sc.method.label()),
-            Knob::Framework => label("framework", sc.framework.id(), &sc.runtime_label()),
-            Knob::Release => match (sc.release, sc.version()) {
-                (None, Some(v)) => crate::tr!("tui.release_newest", version = v.to_string()),
-                (_, Some(v)) => v.to_string(),
-                (_, None) => String::new(),
-            },
-            Knob::Weights => sc.weights.label().into(),
-            Knob::Kv => sc.kv.label().into(),
-            Knob::Context => crate::engine::basics::units::group_thousands(sc.context as i64),
-            Knob::Batch => sc.batch.to_string(),
-            Knob::LoraRank => sc.lora_rank.to_string(),
-            Knob::LoraTargets => label("targets", sc.lora_targets.id(), sc.lora_targets.label()),
-            Knob::Optimizer => label("optimizer", sc.optimizer.id(), sc.optimizer.label()),
-            Knob::Precision => label(
-                "training_precision",
-                sc.training_precision.id(),
-                sc.training_precision.label(),
-            ),
-            Knob::Checkpointing if sc.checkpointing && sc.selective_checkpointing => tr!("tui.selective"),
-            Knob::Checkpointing => on(sc.checkpointing),
-            Knob::ActivationOffload => on(sc.activation_offload),
-            Knob::Compile => on(sc.compile),
-            Knob::FlashAttention => on(sc.flash_attention),
-            Knob::FusedCe => on(sc.fused_ce),
-            Knob::OptimizerInBackward => on(sc.optimizer_in_backward),
-            Knob::Zero => tr!("tui.zero_stage", stage = sc.zero),
-            Knob::Offload => label("offload", sc.offload.id(), sc.offload.label()),
-            Knob::Cards => {
-                if sc.cards == 1 {
-                    let most = crate::engine::verdict::plan::candidate_counts(sc)
-                        .last()
-                        .copied()
-                        .unwrap_or(8);
-                    tr!("tui.cards_one", most = most)
-                } else {
-                    tr!("tui.cards_per_plan", cards = sc.cards)
-                }
-            }
-            Knob::Split => label("split", sc.split.id(), sc.split.label()),
-            Knob::Prompt => crate::engine::basics::units::group_thousands(sc.prompt as i64),
-            Knob::MaxBatchedTokens => tr!(
-                "tui.max_batched_tokens",
-                n = crate::engine::basics::units::group_thousands(sc.max_batched_tokens as i64)
-            ),
-            Knob::MaxNumSeqs => sc.max_num_seqs.to_string(),
-            Knob::Ubatch => crate::engine::basics::units::group_thousands(sc.ubatch as i64),
-            Knob::GpuUtil => format!("{:.0} %", sc.gpu_util_on(sc.cards) * 100.0),
-            Knob::Convention => label("convention", sc.convention.id(), sc.convention.label()),
-            Knob::Tight => crate::present::tight_rule_label(sc.tight_rule),
-            Knob::Hours => crate::present::hours_label(sc.rent.hours),
-            Knob::Currency if sc.rent.display_currency == "CNY" => {
-                tr!("tui.cny_rate", rate = sc.rent.rates.usd_cny)
-            }
-            Knob::Currency => sc.rent.display_currency.clone(),
-            Knob::Rank => label("rank", sort_by.id(), sort_by.label()),
-            Knob::TrainTokens => match sc.rent.train_tokens {
-                Some(t) => tr!(
-                    "tui.train_tokens",
-                    tokens = crate::engine::basics::units::format_params(t)
-                        .replace('B', " B")
-                        .replace('M', " M")
-                ),
-                None => tr!("tui.train_off"),
-            },
-            Knob::Epochs => sc.rent.epochs.to_string(),
-            Knob::Utilization => tr!(
-                "tui.of_peak",
-                percent = format!("{:.0}", sc.rent.utilization * 100.0)
-            ),
-            Knob::CardClass => match sc.card_class {
-                Some(c) => crate::present::i18n::message(&format!("class.{}", c.id())),
-                None => tr!("class.all"),
-            },
-            Knob::Images => tr!("tui.images_per_request", n = sc.images),
-            Knob::Users => super::target_knobs::users_text(sc),
-            Knob::MinTps => super::target_knobs::min_tps_text(sc),
-            Knob::MaxTtft => super::target_knobs::max_ttft_text(sc),
-            Knob::Deadline => super::target_knobs::deadline_text(sc),
-            Knob::Ram => match &sc.host {
-                Some(h) => format!("{:.0} GB", h.ram_bytes / 1e9),
-                None => tr!("tui.ram_off"),
-            },
-            Knob::RamBandwidth => match sc.host.as_ref().and_then(|h| h.bandwidth_gbs) {
-                Some(b) => match sc.host.as_ref().and_then(|h| h.platform) {
-                    Some(p) => format!("{b:.0} GB/s {p}"),
-                    None => format!("{b:.0} GB/s"),
-                },
-                None => tr!("tui.ram_bandwidth_unknown"),
-            },
-        }
     }
 
     /// Turn the knob one step up or down (a ranking knob turns `sort_by`); the numbers

@@ -7,6 +7,7 @@ mod host_knobs;
 pub mod input;
 pub mod keymap;
 mod knob_steps;
+mod knob_value;
 pub mod knobs;
 pub mod layout;
 pub mod states;

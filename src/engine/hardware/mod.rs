@@ -5,4 +5,5 @@
 pub mod apple;
 pub mod gpu;
 pub mod host;
+pub mod offers;
 pub mod slice;

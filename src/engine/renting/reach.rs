@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::engine::hardware::gpu::Gpu;
 use crate::engine::model::Model;
 use crate::engine::model::precision::KvPrecision;
-use crate::engine::verdict::meets_target::cheapest_meeting;
+use crate::engine::renting::cheapest_meeting;
 use crate::engine::workload::scenario::Scenario;
 
 /// One change that could make the target reachable (or cheaper).

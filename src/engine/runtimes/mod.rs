@@ -7,4 +7,5 @@
 pub mod mxfp4;
 pub mod presets;
 pub mod release;
+pub mod setting;
 pub mod settle;

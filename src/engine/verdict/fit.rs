@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use crate::engine::hardware::gpu::{Gpu, HOURS_PER_MONTH, LinkKind};
+use crate::engine::hardware::gpu::{Gpu, LinkKind};
+use crate::engine::hardware::offers::HOURS_PER_MONTH;
 use crate::engine::memory::kv::kv_pool_tokens;
 use crate::engine::model::Model;
 use crate::engine::model::precision::WeightPrecision;
@@ -10,7 +11,8 @@ use crate::engine::placement::{self, Cards, Placement};
 use crate::engine::speed::expected::{self, Ceilings, Expected};
 use crate::engine::speed::serving::{Capacity, DecodeWork, Link, Roofline, link_of, roofline};
 use crate::engine::speed::time_to_finish::{Training, training_time};
-use crate::engine::verdict::judge::{self, Limits, Needs};
+use crate::engine::verdict::judge::{self};
+use crate::engine::verdict::needs::{Limits, Needs};
 pub use crate::engine::verdict::{Reason, TIGHT_PER_CARD_BYTES, TIGHT_SINGLE_BYTES, Verdict};
 use crate::engine::workload::scenario::{Convention, Scenario, Split, TightRule};
 
@@ -218,7 +220,7 @@ pub fn evaluate(
         .filter(|p| p.fits() && (p.offloads() || verdict_of.verdict == Verdict::No))
         .map(|p| with_speed(p, ctx, gpu, count));
     if let Some(p) = &spilled {
-        verdict_of.verdict = if judge::placed_comfortably(p, scenario) {
+        verdict_of.verdict = if crate::engine::verdict::needs::placed_comfortably(p, scenario) {
             Verdict::Fits
         } else {
             Verdict::Tight
@@ -397,7 +399,7 @@ fn limits_and_pool(
         let budget = usable - here + per_token * (context * at) as f64;
         // A plan that spills into the host keeps its KV where its layers are: the pool is
         // the cells the largest batch allocates, not what the GPUs have left.
-        let spills = judge::may_spill(scenario, gpu) && need.per_card > usable;
+        let spills = crate::engine::verdict::needs::may_spill(scenario, gpu) && need.per_card > usable;
         // vLLM's hybrid allocator: the pool in blocks of all groups, its logged token figure.
         // The judge prices a sequence by the same blocks, so its largest batch is the pool's
         // sequences.
@@ -416,7 +418,11 @@ fn limits_and_pool(
             kv_capacity_tokens: match kv_groups {
                 _ if spills => context * limits.max_batch.unwrap_or(0),
                 Some(g) => g.logged_tokens,
-                None => kv_pool_tokens(budget, per_token, judge::context_step(scenario)),
+                None => kv_pool_tokens(
+                    budget,
+                    per_token,
+                    crate::engine::verdict::needs::context_step(scenario),
+                ),
             },
             max_concurrent_sequences: limits.max_batch.unwrap_or(0),
             max_context: limits.max_context.unwrap_or(0),

@@ -294,17 +294,3 @@ pub fn check(
         cost_usd: None,
     })
 }
-
-/// The cheapest option that meets the target (replicas counted), fewer cards on a tie.
-pub fn cheapest_meeting(options: &[FitOption]) -> Option<&FitOption> {
-    options
-        .iter()
-        .filter(|o| o.target.is_some_and(|c| c.meets && c.cost().is_some()))
-        .min_by(|a, b| {
-            let (ca, cb) = (a.target.unwrap(), b.target.unwrap());
-            ca.cost()
-                .unwrap_or(f64::INFINITY)
-                .total_cmp(&cb.cost().unwrap_or(f64::INFINITY))
-                .then_with(|| (a.count * ca.replicas).cmp(&(b.count * cb.replicas)))
-        })
-}

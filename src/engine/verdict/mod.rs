@@ -9,10 +9,12 @@
 
 pub mod advise;
 pub mod card_defaults;
+pub mod changes;
 pub mod fit;
 pub mod judge;
 pub mod lookup;
 pub mod meets_target;
+pub mod needs;
 pub mod plan;
 pub mod rank;
 pub mod rig;

@@ -8,7 +8,7 @@ use crate::engine::model::{Model, ParamCount};
 use crate::engine::speed::serving::DecodeWork;
 use crate::engine::verdict::fit::{self, FitOption};
 use crate::engine::verdict::fit::{Context, Need};
-use crate::engine::verdict::judge::Needs;
+use crate::engine::verdict::needs::Needs;
 use crate::engine::workload::scenario::{Convention, Scenario};
 
 /// Everything the screens and the CLI show for one scenario.

@@ -2,14 +2,16 @@
 //! by the placement the runtime would make over every card and the host, with the limits
 //! searched through the same placement.
 
-use crate::engine::hardware::gpu::{Gpu, HOURS_PER_MONTH};
+use crate::engine::hardware::gpu::Gpu;
+use crate::engine::hardware::offers::HOURS_PER_MONTH;
 use crate::engine::memory::SegmentKind;
 use crate::engine::memory::breakdown::Breakdown;
 use crate::engine::model::Model;
 use crate::engine::placement::{self, Cards, Placement};
 use crate::engine::speed::serving::{Capacity, DecodeWork};
 use crate::engine::verdict::fit::{self, Context, FitOption, Need};
-use crate::engine::verdict::judge::{self, Limits, Needs};
+use crate::engine::verdict::judge::{self};
+use crate::engine::verdict::needs::{Limits, Needs};
 use crate::engine::verdict::plan::Plan;
 use crate::engine::verdict::{Reason, Verdict};
 use crate::engine::workload::scenario::Scenario;
@@ -61,7 +63,8 @@ fn holds(p: &Placement, sc: &Scenario, comfortable: bool) -> bool {
     // The cards together under the tight rule for their count, as a combo is judged.
     p.fits()
         && (!comfortable
-            || (judge::placed_comfortably(p, sc) && !judge::is_tight(sc.tight_rule, count, need, free)))
+            || (crate::engine::verdict::needs::placed_comfortably(p, sc)
+                && !judge::is_tight(sc.tight_rule, count, need, free)))
 }
 
 /// The rig's longest context and largest batch: the largest values its placement holds.
@@ -76,13 +79,16 @@ fn limits(model: &Model, gpus: &[Gpu], rig: &[(usize, u32)], sc: &Scenario) -> L
             holds(&place_at(model, gpus, rig, &at, None).0, sc, false)
         })
     };
-    let step = judge::context_step(sc);
-    let hi = judge::context_ceiling(model, sc) / step;
+    let step = crate::engine::verdict::needs::context_step(sc);
+    let hi = crate::engine::verdict::needs::context_ceiling(model, sc) / step;
     let at = (sc.context / step).clamp(1, hi.max(1));
-    let max_context = judge::largest_near(hi, at, |k| ok(k * step, sc.batch)).map(|k| k * step);
-    let max_batch = judge::largest_near(crate::engine::workload::ranges::MAX_BATCH, sc.batch, |b| {
-        ok(sc.context, b)
-    });
+    let max_context =
+        crate::engine::verdict::needs::largest_near(hi, at, |k| ok(k * step, sc.batch)).map(|k| k * step);
+    let max_batch = crate::engine::verdict::needs::largest_near(
+        crate::engine::workload::ranges::MAX_BATCH,
+        sc.batch,
+        |b| ok(sc.context, b),
+    );
     Limits {
         max_context,
         max_batch,

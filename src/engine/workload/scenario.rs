@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::engine::basics::choice::Choice;
-use crate::engine::hardware::gpu::{CURRENCIES, HOURS_PER_MONTH, OfferFilter, Rates};
+use crate::engine::hardware::offers::{CURRENCIES, HOURS_PER_MONTH, OfferFilter, Rates};
 use crate::engine::model::precision::{KvPrecision, WeightPrecision};
 pub use crate::engine::workload::choices::{
     Convention, LoraTargets, Method, Offload, Optimizer, Split, TightRule, TrainingPrecision,

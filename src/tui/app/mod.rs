@@ -1,9 +1,12 @@
 //! The planner's state and its update function: key → action → scenario → plan.
 //! Nothing here draws; the view reads this state. Cursor movement and the mouse are in
-//! `navigation`, applying one action in `update`.
+//! `navigation`, applying one action in `update`, taking in this machine's models and cards
+//! in `machine`, the workload pane's rows in `rows`.
 
 mod import;
+mod machine;
 mod navigation;
+mod rows;
 pub use navigation::ModelRow;
 mod update;
 
@@ -237,83 +240,6 @@ impl App {
             .or_else(|| self.plan.target())
     }
 
-    /// Read what this machine holds now (tests, and platforms where the planner does not
-    /// read it on a thread of its own).
-    pub fn load_local_models_now(&mut self) {
-        if let Some(dirs) = self.local_sources.take() {
-            self.add_local_models(crate::catalog::local_models(&dirs));
-        }
-    }
-
-    /// Models found on this machine (the Hugging Face cache) head the model list, after an
-    /// imported one; the model under the cursor stays selected.
-    pub fn add_local_models(&mut self, found: Vec<Model>) {
-        let at = usize::from(
-            self.models
-                .first()
-                .is_some_and(|m| m.source_path.is_some() && m.family != "On this machine"),
-        );
-        let n = found.len();
-        let current = self.model;
-        for (i, m) in found.into_iter().enumerate() {
-            self.models.insert(at + i, m);
-        }
-        if current >= at {
-            self.model += n;
-            self.model_cursor = self.model;
-        }
-    }
-
-    /// Take in what detection found: this machine's cards become a card of the catalog
-    /// (their reported memory less what is in use) and the default target.
-    /// This machine's RAM, found beside its cards: the plan for this machine may spill into
-    /// it (the RAM row shows it; turning it to "off" plans VRAM alone). Taken only when cards
-    /// were found and the plan has no RAM set yet.
-    pub fn set_detected_host(&mut self, host: Option<crate::engine::hardware::host::Host>) {
-        let planning_here = self.local.is_some() || !self.rig.is_empty();
-        if let Some(h) = host.filter(|_| planning_here && self.scenario.host.is_none()) {
-            self.scenario.host = Some(h);
-            self.recompute();
-        }
-    }
-
-    pub fn set_local(&mut self, found: &crate::detect::Detection) {
-        // Cards of different kinds: each kind on its own numbers, planned together as a rig
-        // (the bar is drawn against it), not as one mean card.
-        if let Ok(kinds) = crate::detect::local_kinds(found, &self.catalog)
-            && kinds.len() > 1
-            && self.local.is_none()
-        {
-            self.rig.clear();
-            for k in kinds {
-                self.catalog.gpus.push(k.gpu);
-                self.rig.push((self.catalog.gpus.len() - 1, k.count));
-            }
-            self.recompute();
-            return;
-        }
-        // Cards a tool misreports, or a tool that failed: nothing is planned on them, and
-        // the status bar says why (as `vramfit detect` does).
-        let local = match crate::detect::local(found, &self.catalog) {
-            Ok(Some(local)) => local,
-            Ok(None) => return,
-            Err(why) => {
-                let why = crate::present::i18n::error(&why);
-                self.status = Some(crate::tr!("status.detect_failed", why = why));
-                return;
-            }
-        };
-        if let Some((g, _)) = self.local {
-            self.catalog.gpus[g] = local.gpu;
-            self.local = Some((g, local.count));
-        } else {
-            self.catalog.gpus.push(local.gpu);
-            self.local = Some((self.catalog.gpus.len() - 1, local.count));
-        }
-        self.local_used_bytes = local.used_bytes;
-        self.recompute();
-    }
-
     /// What one card of the target holds, segment by segment (the plan's own breakdown
     /// when there is no target).
     pub fn target_breakdown(&self) -> &crate::engine::Breakdown {
@@ -337,80 +263,6 @@ impl App {
             .copied()
             .filter(|k| self.plan.breakdown.segment(*k).is_some())
             .collect()
-    }
-
-    /// The knob rows shown for the current method.
-    pub fn knobs(&self) -> Vec<Knob> {
-        let vision = self.current_model().vision.is_some();
-        Knob::for_scenario(&self.scenario)
-            .into_iter()
-            // Images are a vision-language model's row alone.
-            .filter(|k| *k != Knob::Images || vision)
-            .collect()
-    }
-
-    pub(super) fn recompute(&mut self) {
-        // A model from a checkpoint brings its stored format as the default weights (every
-        // path that changes the model comes through here); the user's choice still wins.
-        let stored = self.current_model().checkpoint.as_ref().map(|c| c.format);
-        if stored != self.scenario.stored_weights {
-            self.scenario.stored_weights = stored;
-            super::knobs::settle(&mut self.scenario, &self.user);
-        }
-        // The engine's one images rule (the command line refuses the same request): a turn of
-        // Images or Context, a model switch or a plan file that leaves no room for text lowers
-        // the images to the most that fit, and says so.
-        if let Err(overflow) =
-            crate::engine::memory::images::check_context(self.current_model(), &self.scenario)
-        {
-            self.scenario.images = overflow.most_that_fit;
-            self.status = Some(crate::tr!(
-                "status.images_lowered",
-                images = overflow.images,
-                per_image = overflow.tokens_per_image,
-                context = crate::engine::basics::units::group_thousands(overflow.context as i64),
-                fit = overflow.most_that_fit
-            ));
-        }
-        self.plan = self.plan_shown_rows();
-        // This machine's cards count as exactly as many as it has.
-        if let Some((g, n)) = self.local {
-            self.plan.options.retain(|o| o.gpu != g);
-            let sc = Scenario {
-                cards: n,
-                ..self.scenario.clone()
-            };
-            let gpu = &self.catalog.gpus[g];
-            let (option, _) = crate::engine::verdict::advise::judge(self.current_model(), gpu, g, n, &sc);
-            self.plan.options.push(option);
-        }
-        // A rig of cards the user put together: one option, judged by its placement.
-        if !self.rig.is_empty() {
-            let rig = crate::engine::verdict::rig::plan_rig(
-                self.current_model(),
-                &self.catalog.gpus,
-                &self.rig,
-                &self.scenario,
-            );
-            self.plan.options.extend(rig.options);
-        }
-        // The plan comes ranked by price; another ranking, or this machine's option or a
-        // rig added last, is ranked here.
-        if self.sort_by != crate::engine::verdict::rank::SortBy::Price
-            || self.local.is_some()
-            || !self.rig.is_empty()
-        {
-            crate::engine::verdict::rank::rank_options(&mut self.plan.options, self.sort_by);
-        }
-        self.refresh_other();
-        let k = self.knobs().len();
-        if self.knob >= k {
-            self.knob = k - 1;
-        }
-        let n = self.bar_segments().len();
-        if self.segment >= n {
-            self.segment = n.saturating_sub(1);
-        }
     }
 
     /// The plan with the limits of the options the planner can show (the cards pane's rows,
@@ -444,7 +296,7 @@ impl App {
     /// What depends on the target: the other convention's breakdown on one card of it (for
     /// explain) and the advice (for the hint line and the to-fit list).
     fn refresh_other(&mut self) {
-        let target = self.target().map(|o| crate::engine::verdict::advise::Target {
+        let target = self.target().map(|o| crate::engine::verdict::changes::Target {
             gpu: o.gpu,
             count: o.count,
         });
@@ -512,45 +364,6 @@ impl App {
             self.model = index;
             self.recompute();
         }
-    }
-
-    /// Change one knob one step and re-plan.
-    pub fn change(&mut self, knob: Knob, up: bool) {
-        knob.turn(&mut self.scenario, &mut self.sort_by, &mut self.user, up);
-        self.recompute();
-    }
-
-    /// Value text of a knob, for the workload pane.
-    pub fn knob_value(&self, knob: Knob) -> String {
-        // Values the runtime reads off the card (vLLM's batch, SGLang's chunk and fraction):
-        // the card the bar is drawn against runs its own, and the row says so.
-        if let Some(o) = self.target() {
-            let sc = &self.scenario;
-            let here = |text: String| format!("{text}{}", crate::tr!("tui.on_this_card"));
-            match (knob, o.batch_defaults) {
-                (Knob::MaxBatchedTokens, Some((tokens, _))) if tokens != sc.max_batched_tokens => {
-                    return here(crate::tr!(
-                        "tui.max_batched_tokens",
-                        n = crate::engine::basics::units::group_thousands(tokens as i64)
-                    ));
-                }
-                (Knob::MaxNumSeqs, Some((_, seqs))) if seqs != sc.max_num_seqs => {
-                    return here(seqs.to_string());
-                }
-                _ => {}
-            }
-            if knob == Knob::Context && o.context != sc.context {
-                return here(crate::engine::basics::units::group_thousands(o.context as i64));
-            }
-            if knob == Knob::GpuUtil && o.rig.is_empty() {
-                let card =
-                    crate::engine::runtimes::settle::gpu_util_for(sc, &self.catalog.gpus[o.gpu], o.count);
-                if (card - sc.gpu_util_on(sc.cards)).abs() > 1e-9 {
-                    return here(format!("{:.0} %", card * 100.0));
-                }
-            }
-        }
-        knob.value(&self.scenario, self.sort_by)
     }
 
     /// For tests and scripted states: KV precision by id.
