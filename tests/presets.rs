@@ -157,6 +157,23 @@ fn the_release_row_plans_what_the_framework_at_that_release_plans() {
     assert!(!app.knobs().contains(&Knob::Release));
 }
 
+/// A method the runtime cannot run falls back to the generic rules, and the runtime's release
+/// goes with it (found by the key-sequence property test: llama.cpp at b7437, then a full
+/// fine-tune, printed `--framework generic@b7437`, which `plan` refuses).
+#[test]
+fn a_method_change_to_the_generic_rules_leaves_the_release_behind() {
+    let mut app = fresh_app("default");
+    framework_to(&mut app, Framework::LlamaCpp);
+    turn(&mut app, Knob::Release, false);
+    assert!(app.scenario.release.is_some());
+    while app.scenario.method != vramfit::engine::Method::Full {
+        turn(&mut app, Knob::Method, true);
+    }
+    assert_eq!(app.scenario.framework, Framework::Generic);
+    assert_eq!(app.scenario.release, None);
+    assert_eq!(app.scenario, plan_with(&app, &flags(&[("method", "full")])));
+}
+
 #[test]
 fn unsloth_then_generic_gives_back_the_attention_targets() {
     let mut app = fresh_app("default");

@@ -24,6 +24,8 @@ pub fn next_method(sc: &mut Scenario, up: bool) {
     keep_for_method(sc);
     if !sc.framework.supports(sc.method) {
         sc.framework = Framework::Generic;
+        // The generic rules have no releases: the old runtime's release must not follow.
+        sc.release = None;
     }
 }
 
