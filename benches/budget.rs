@@ -1,6 +1,7 @@
-//! The speed budget (README's performance table): a 70B `plan` as a whole process, as text
-//! and as JSON (each within 4 ms, within 1 ms of each other); and a 10,000-card catalog the
-//! bench writes itself: `plan` within 100 ms and `table` within 300 ms and 60 MB.
+//! The speed budget (the benchmark table of docs/guide/development.md): a 70B `plan` as a
+//! whole process, as text and as JSON (each within 4 ms, within 1 ms of each other); and a
+//! 10,000-card catalog the bench writes itself: `plan` within 100 ms and `table` within 300 ms
+//! and 60 MB.
 //!
 //! Whole processes are timed by spawning the built binary; the peak memory of a process is
 //! read with GNU time where the machine has it (`/usr/bin/time -f %M`), else not reported.

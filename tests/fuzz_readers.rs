@@ -6,7 +6,7 @@
 //!
 //! `cargo test` runs 256 cases per target (proptest's default). A deep search:
 //! `PROPTEST_CASES=100000 cargo test --release --test fuzz_readers` (proptest reads the
-//! variable; see README's testing section).
+//! variable; see docs/guide/development.md, Fuzzing).
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@ use common::{option, vramfit, vramfit_in};
 use vramfit::catalog::Catalog;
 use vramfit::dates::parse_day;
 
-/// The example files, as the README shows them.
+/// The example files, as docs/guide/catalog.md shows them.
 fn example(name: &str) -> String {
     format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))
 }
