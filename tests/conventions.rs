@@ -497,3 +497,120 @@ fn bash_completes_with_the_script() {
     }
     std::fs::remove_file(&script).unwrap();
 }
+
+/// The headings of a help text, in order: the lines that end in ':' at the left margin.
+fn headings(help: &str) -> Vec<String> {
+    help.lines()
+        .filter(|l| !l.starts_with(' ') && l.ends_with(':') && !l.starts_with("Usage"))
+        .map(|l| l.trim_end_matches(':').to_string())
+        .collect()
+}
+
+/// The long flags a help text lists.
+fn listed_flags(help: &str) -> Vec<String> {
+    let re = Regex::new(r"(?m)^\s+(?:-\w, )?--([a-z0-9-]+)").unwrap();
+    re.captures_iter(help).map(|c| c[1].to_string()).collect()
+}
+
+fn help_of(args: &[&str]) -> String {
+    let out = vramfit().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `plan --help` (and `fit`, which shares the flags) groups every flag under a heading a
+/// user scans, in the order of a question: the model and workload, the runtime, the cards,
+/// the serving target, training, renting, the output; `-h` shows the ten most people need.
+#[test]
+fn plan_help_is_grouped_and_the_short_help_shows_ten_flags() {
+    let groups = [
+        "Model and workload",
+        "Runtime",
+        "Cards and machine",
+        "Serving target",
+        "Training",
+        "Renting",
+        "Output",
+    ];
+    for command in ["plan", "fit"] {
+        let long = help_of(&[command, "--help"]);
+        let found = headings(&long);
+        assert_eq!(found[0], "Options", "{found:?}");
+        assert_eq!(found[1..], groups, "{command} --help:\n{long}");
+        // Every flag of the command is listed once.
+        let root = vramfit::cli::Cli::command();
+        let cmd = root.find_subcommand(command).unwrap();
+        let own: Vec<&str> = cmd.get_arguments().filter_map(|a| a.get_long()).collect();
+        let listed = listed_flags(&long);
+        for flag in &own {
+            assert_eq!(
+                listed.iter().filter(|l| l == flag).count(),
+                1,
+                "--{flag} in {command} --help"
+            );
+        }
+        let short = help_of(&[command, "-h"]);
+        let mut shown: Vec<String> = listed_flags(&short);
+        shown.retain(|f| f != "help" && f != "lang");
+        assert_eq!(
+            shown,
+            [
+                "model",
+                "method",
+                "weights",
+                "kv",
+                "context",
+                "batch",
+                "framework",
+                "gpu",
+                "users",
+                "json"
+            ],
+            "{command} -h:\n{short}"
+        );
+        assert!(short.contains("see more with '--help'"), "{short}");
+    }
+    insta::assert_snapshot!("plan-short-help", help_of(&["plan", "-h"]));
+    insta::assert_snapshot!("plan-long-help", help_of(&["plan", "--help"]));
+}
+
+/// Under `--lang zh` the groups keep their order, in Chinese (the general options, which
+/// the translation heads itself, come after them).
+#[test]
+fn plan_help_groups_are_in_chinese_under_lang_zh() {
+    let long = help_of(&["--lang", "zh", "plan", "--help"]);
+    assert_eq!(
+        headings(&long),
+        [
+            "模型与负载",
+            "运行时",
+            "显卡与机器",
+            "服务目标",
+            "训练",
+            "租用",
+            "输出",
+            "选项"
+        ],
+        "{long}"
+    );
+}
+
+/// The man page's synopsis gives each flag its value (`[--context <CONTEXT>]`,
+/// `[--method <inference|full|lora|qlora>]`), as the help does.
+#[test]
+fn the_man_synopsis_shows_each_flags_value() {
+    let out = vramfit().args(["man", "plan"]).output().unwrap();
+    assert!(out.status.success());
+    let roff = String::from_utf8(out.stdout).unwrap();
+    let synopsis = between(&roff, ".SH SYNOPSIS", ".SH");
+    for want in [
+        "\\-\\-model <MODEL>",
+        "[\\-\\-method <inference|full|lora|qlora>]",
+        "[\\-\\-context <CONTEXT>]",
+        "[\\-\\-gpu <ID>]",
+        "[\\-\\-framework <NAME[@VERSION]>]",
+        "[\\-\\-json]",
+    ] {
+        assert!(synopsis.contains(want), "{want} not in the synopsis:\n{synopsis}");
+    }
+}

@@ -55,7 +55,8 @@ pub fn man_pages(lang: Lang) -> Result<Vec<ManPage>, CliError> {
 
 fn add_pages(cmd: &clap::Command, pages: &mut Vec<ManPage>) -> Result<(), CliError> {
     // A command's page carries the program's version, not the command's (it has none).
-    let man = clap_mangen::Man::new(cmd.clone()).source(format!("vramfit {}", env!("CARGO_PKG_VERSION")));
+    let man = clap_mangen::Man::new(cmd.clone().override_usage(synopsis(cmd)))
+        .source(format!("vramfit {}", env!("CARGO_PKG_VERSION")));
     let mut roff = Vec::new();
     man.render(&mut roff)
         .map_err(|e| CliError(format!("cannot write the man page: {e}")))?;
@@ -67,6 +68,58 @@ fn add_pages(cmd: &clap::Command, pages: &mut Vec<ManPage>) -> Result<(), CliErr
         add_pages(sub, pages)?;
     }
     Ok(())
+}
+
+/// A command's synopsis for its man page, each flag with its value (`[--context <N>]`,
+/// `[--method <inference|full|lora|qlora>]`): clap_mangen's own lists the flags alone.
+pub fn synopsis(cmd: &clap::Command) -> String {
+    let mut parts = vec![cmd.get_bin_name().unwrap_or(cmd.get_name()).to_string()];
+    for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        let flag = match (a.get_short(), a.get_long()) {
+            (_, Some(long)) => format!("--{long}"),
+            (Some(short), None) => format!("-{short}"),
+            (None, None) => continue,
+        };
+        let value = if a.get_action().takes_values() {
+            let shown: Vec<String> = a
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(|v| v.get_name().to_string())
+                .collect();
+            let name = if !shown.is_empty() && shown.len() <= 8 {
+                shown.join("|")
+            } else {
+                a.get_value_names()
+                    .map(|v| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "))
+                    .unwrap_or_else(|| a.get_id().as_str().to_uppercase().replace('-', "_"))
+            };
+            format!(" <{name}>")
+        } else {
+            String::new()
+        };
+        let item = format!("{flag}{value}");
+        parts.push(if a.is_required_set() {
+            item
+        } else {
+            format!("[{item}]")
+        });
+    }
+    for p in cmd.get_positionals().filter(|a| !a.is_hide_set()) {
+        let name = p
+            .get_value_names()
+            .map(|v| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|| p.get_id().as_str().to_uppercase());
+        parts.push(if p.is_required_set() {
+            format!("<{name}>")
+        } else {
+            format!("[{name}]")
+        });
+    }
+    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
+        parts.push("<COMMAND>".to_string());
+    }
+    parts.join(" ")
 }
 
 /// `vramfit man [COMMAND]`: one page as roff on `out`; `--dir DIR`: every page written into

@@ -17,6 +17,9 @@ pub struct HelpText {
     /// Flag id, or "<command>.<id>" where a command's flag means something of its own.
     pub args: BTreeMap<String, String>,
     pub clap: BTreeMap<String, String>,
+    /// A flag group's heading in `plan --help` ("Model and workload") → its Chinese.
+    #[serde(default)]
+    pub headings: BTreeMap<String, String>,
 }
 
 impl HelpText {
@@ -58,7 +61,15 @@ fn translate(mut cmd: Command, path: &str, text: &HelpText, root: bool) -> Comma
     let options = text.word("options").to_string();
     for id in ids {
         let help = text.arg(&name, &id).cloned();
-        let heading = options.clone();
+        // A grouped flag keeps its group, in the language; the rest are "options".
+        let group = cmd
+            .get_arguments()
+            .find(|a| a.get_id() == id.as_str())
+            .and_then(|a| a.get_help_heading())
+            .map(str::to_string);
+        let heading = group
+            .and_then(|g| text.headings.get(&g).cloned())
+            .unwrap_or_else(|| options.clone());
         let default_word = text.word("default").to_string();
         let values_word = text.word("possible_values").to_string();
         cmd = cmd.mut_arg(id.as_str(), move |a| {

@@ -210,12 +210,12 @@ pub fn runtime() -> impl TypedValueParser<
 )]
 pub struct Cli {
     /// Extra catalog file or folder of *.toml (models, gpus, offers); may be repeated.
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, hide_short_help = true, value_name = "PATH")]
     pub catalog: Vec<PathBuf>,
     /// Prices of your own: a CSV (provider,card,count,price,per,spot,region,date[,currency])
     /// or a JSON list of the same fields; a row replaces the catalog's offer of the same
     /// provider, card, count and kind, else it is added; may be repeated.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, hide_short_help = true, value_name = "FILE")]
     pub offers: Vec<PathBuf>,
     /// Planner: start on this model (catalog id, or a config.json / its folder, shown first).
     #[arg(long, short, value_name = "ID|PATH")]
@@ -229,7 +229,7 @@ pub struct Cli {
     pub mouse: bool,
     /// Planner: do not look for this machine's GPUs (also `detect = false` in
     /// <config>/config.toml).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, hide_short_help = true)]
     pub no_detect: bool,
     /// Language of the output: en or zh (also `lang = "zh"` in <config>/config.toml; else
     /// from LC_ALL, LC_MESSAGES or LANG). Chinese shows prices in CNY unless --currency says.
@@ -238,7 +238,7 @@ pub struct Cli {
     /// Fetch an org/name the local Hugging Face cache lacks from the Hub: its config.json and
     /// safetensors headers by range requests, a few KB, kept in the cache folder (also
     /// `hub = true` in <config>/config.toml; HF_ENDPOINT and HF_TOKEN are honoured).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, hide_short_help = true)]
     pub hub: bool,
     /// Planner: also list the GGUF files in this folder (two levels deep) under "On this
     /// machine"; may be repeated (also `models_dir = "…"` in <config>/config.toml).
