@@ -11,8 +11,17 @@ fn main() -> ExitCode {
     lang.make_current();
     // The version line names the catalog's date, so the command comes from `generate`.
     let command = vramfit::cli::generate::command(lang);
+    // `plan --cmd '…'`: the launch command's flags, spliced in before clap reads them.
+    let args = match vramfit::cli::launch_args::expand(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            let message = format!("error: {}", vramfit::text::clean(&e.to_string()));
+            eprintln!("{}", vramfit::present::i18n::error(&message));
+            return ExitCode::from(2);
+        }
+    };
     let parsed = command
-        .try_get_matches()
+        .try_get_matches_from(args)
         .and_then(|matches| Cli::from_arg_matches(&matches));
     let cli = match parsed {
         Ok(cli) => cli,

@@ -556,9 +556,9 @@ fn plan_help_is_grouped_and_the_short_help_shows_ten_flags() {
             shown,
             [
                 "model",
+                "cmd",
                 "method",
                 "weights",
-                "kv",
                 "context",
                 "batch",
                 "framework",

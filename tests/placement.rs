@@ -322,7 +322,7 @@ fn a_4090_and_a_3090_split_by_layer_in_proportion_to_their_memory() {
     let first = (0..81).filter(|il| (*il as f64) / 81.0 < share).count() as u64;
     assert_eq!(devices[0]["layers"], first);
     assert_eq!(devices[1]["layers"], 81 - first);
-    assert_eq!(o["runtime_flags"], "-ngl 81 -ts 25,25 -c 4096");
+    assert_eq!(o["runtime_flags"], "-ngl 81 -sm layer -ts 25,25 -c 4096");
     assert_eq!(out["scenario"]["gpus"][1]["id"], "rtx-3090");
     assert_eq!(o["verdict"], "fits");
     // The same rig in the other spelling.

@@ -25,6 +25,11 @@ pub fn find_model(catalog: &Catalog, wanted: &str, hub: bool) -> Result<Model, S
     {
         return found.map_err(|e| e.to_string());
     }
+    // A published name (`meta-llama/Llama-3.1-8B-Instruct`, `Meta-Llama-3.1-8B-Instruct-Q4_K_M`,
+    // Ollama's `llama3.1:8b`): the catalog model it names.
+    if let Some(m) = published_match(catalog, wanted) {
+        return Ok(m.clone());
+    }
     // Only when asked: the Hub, by range requests.
     if hub && super::hub::valid_repo(wanted) {
         let dir = super::hub::fetch(wanted)?;
@@ -52,4 +57,91 @@ pub fn looks_importable(text: &str) -> bool {
     let t = text.trim();
     !t.is_empty()
         && (Path::new(t).exists() || t.to_ascii_lowercase().ends_with(".gguf") || super::hub::valid_repo(t))
+}
+
+/// The words of a published name that say nothing of the shape: the release's tuning, the
+/// file's format or quantization, the publisher's prefix.
+fn is_decoration(word: &str) -> bool {
+    matches!(
+        word,
+        "instruct"
+            | "it"
+            | "chat"
+            | "hf"
+            | "gguf"
+            | "awq"
+            | "gptq"
+            | "fp8"
+            | "fp16"
+            | "bf16"
+            | "f16"
+            | "f32"
+            | "int4"
+            | "int8"
+            | "bnb"
+            | "4bit"
+            | "8bit"
+            | "mlx"
+            | "meta"
+            | "latest"
+            | "mxfp4"
+            | "dynamic"
+    ) || is_quant(word)
+}
+
+/// A GGUF type's name: `q4_k_m`, `q8_0`, `iq3_xxs`.
+fn is_quant(word: &str) -> bool {
+    let rest = word.strip_prefix("iq").or_else(|| word.strip_prefix('q'));
+    rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())) && word.contains('_')
+}
+
+/// A name reduced to what identifies the shape: lower case, decorations dropped, letters and
+/// digits only (`Meta-Llama-3.1-8B-Instruct-Q4_K_M` and `llama-3.1-8b` are both `llama318b`).
+fn shape_key(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let last = lower.rsplit('/').next().unwrap_or(&lower);
+    let last = [".gguf", ".bin"]
+        .iter()
+        .find_map(|x| last.strip_suffix(x))
+        .unwrap_or(last);
+    // A file's publisher prefix (`Qwen_QwQ-32B-Q6_K`): the part after it names the model.
+    let last = match last.split_once('-') {
+        Some((first, _)) if first.contains('_') && !is_quant(first) => {
+            &last[first.rfind('_').map_or(0, |i| i + 1)..]
+        }
+        _ => last,
+    };
+    last.split(['-', '.', ':', ' '])
+        .filter(|w| !w.is_empty() && !is_decoration(w))
+        .flat_map(|w| w.chars().filter(char::is_ascii_alphanumeric))
+        .collect()
+}
+
+/// The catalog model a published name (a Hugging Face repo, a GGUF file's name, an Ollama
+/// tag) names: its repo exactly, else the one model whose id, name or repo reduces to the
+/// same shape key. `None` when none or several do.
+pub fn published_match<'a>(catalog: &'a Catalog, wanted: &str) -> Option<&'a Model> {
+    if let Some(m) = catalog.models.iter().find(|m| {
+        m.hf_repo
+            .as_deref()
+            .is_some_and(|r| r.eq_ignore_ascii_case(wanted))
+    }) {
+        return Some(m);
+    }
+    let key = shape_key(wanted);
+    if key.len() < 3 {
+        return None;
+    }
+    let mut found = catalog.models.iter().filter(|m| {
+        shape_key(&m.id) == key
+            || shape_key(&m.name) == key
+            || m.hf_repo.as_deref().is_some_and(|r| shape_key(r) == key)
+    });
+    let first = found.next()?;
+    // Several models of one shape key (a base and its instruct release): the one whose own
+    // id reduces to it, the catalog's first.
+    match found.next() {
+        None => Some(first),
+        Some(_) => catalog.models.iter().find(|m| shape_key(&m.id) == key),
+    }
 }

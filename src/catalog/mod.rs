@@ -9,6 +9,7 @@ pub mod hf;
 pub mod hfcache;
 pub mod hub;
 pub mod import;
+pub mod launch;
 pub mod mmproj;
 pub mod safetensors;
 

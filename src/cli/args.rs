@@ -17,6 +17,12 @@ pub struct PlanArgs {
     /// Catalog model id (see `vramfit models`) or a path to a config.json or its folder.
     #[arg(help_heading = "Model and workload", long, short)]
     pub model: String,
+    /// Plan the command you launch: `llama-server …`, `vllm serve …`, `python -m
+    /// sglang.launch_server …` or `ollama run …` (with OLLAMA_* variables), quoted. Its model
+    /// and flags become this plan's; flags given beside it win; what it sets that vramfit
+    /// does not model is named in a note. The card is --gpu's (or --here's).
+    #[arg(help_heading = "Model and workload", long, value_name = "COMMAND")]
+    pub cmd: Option<String>,
     /// Inference, or a fine-tune: full, LoRA or QLoRA
     #[arg(help_heading = "Model and workload", long, value_parser = choice::<Method>(), default_value = "inference")]
     pub method: Method,
@@ -24,7 +30,7 @@ pub struct PlanArgs {
     #[arg(help_heading = "Model and workload", long, value_parser = choice::<WeightPrecision>())]
     pub weights: Option<WeightPrecision>,
     /// KV-cache format [default: fp16].
-    #[arg(help_heading = "Model and workload", long, value_parser = choice::<KvPrecision>())]
+    #[arg(help_heading = "Model and workload", hide_short_help = true, long, value_parser = choice::<KvPrecision>())]
     pub kv: Option<KvPrecision>,
     /// Context length (inference) or sequence length (training) in tokens [default: 8192, 2048 for training].
     #[arg(help_heading = "Model and workload", long, value_parser = whole::<u64>(ranges::CONTEXT))]

@@ -4,6 +4,7 @@ mod args;
 mod commands;
 pub mod generate;
 pub mod help;
+pub mod launch_args;
 mod resolve;
 pub use args::PlanArgs;
 pub use commands::{run, write_screenshots};

@@ -295,7 +295,13 @@ impl Knob {
             Knob::Framework => next_framework(sc, up),
             Knob::Release => next_release(sc, up),
             Knob::Weights => next_weights(sc, up),
-            Knob::Kv => sc.kv = cycle(sc.kv, up),
+            Knob::Kv => {
+                // Only the runtime's own cache formats (vLLM has no q8_0, llama.cpp no FP8).
+                sc.kv = cycle(sc.kv, up);
+                while !sc.framework.has_kv(sc.kv) {
+                    sc.kv = cycle(sc.kv, up);
+                }
+            }
             Knob::Context => sc.context = step(CONTEXT_STEPS, sc.context, up),
             Knob::Batch => sc.batch = step(BATCH_STEPS, sc.batch, up),
             Knob::LoraRank => sc.lora_rank = step(RANK_STEPS, sc.lora_rank, up),
@@ -385,6 +391,12 @@ impl Knob {
 /// stands in until a method that takes it comes back.
 pub fn settle(sc: &mut Scenario, user: &UserSet) {
     let mut usable = user.clone();
+    // A KV format the runtime lacks (q8_0 chosen under llama.cpp, then vLLM) waits too.
+    if let Some(chosen @ Setting::Kv(kv)) = user.get(Setting::Kv(sc.kv))
+        && !sc.framework.has_kv(kv)
+    {
+        usable.unset(chosen);
+    }
     if let Some(chosen) = user.get(Setting::Weights(sc.weights)) {
         let mut trial = sc.clone();
         chosen.apply(&mut trial);

@@ -2,8 +2,30 @@
 
 use super::layers::LayerSplit;
 use super::stream::GIB;
+use crate::engine::model::precision::KvPrecision;
 use crate::engine::workload::runtime::Framework;
-use crate::engine::workload::scenario::Scenario;
+use crate::engine::workload::scenario::{Scenario, Split};
+
+/// llama.cpp's cache type for a KV format (`-ctk`/`-ctv`): `None` for its default, f16 (and
+/// for FP8, which it has no cache type for: the judge refuses that plan).
+fn llama_cpp_cache_type(kv: KvPrecision) -> Option<&'static str> {
+    match kv {
+        KvPrecision::Fp16 | KvPrecision::Fp8 => None,
+        KvPrecision::Bf16 => Some("bf16"),
+        KvPrecision::Q8_0 => Some("q8_0"),
+        KvPrecision::Q4_0 => Some("q4_0"),
+    }
+}
+
+/// vLLM's and SGLang's `--kv-cache-dtype` for a KV format: `None` for `auto` (the model's
+/// 16-bit dtype) and for llama.cpp's block formats, which neither has.
+fn serving_cache_type(framework: Framework, kv: KvPrecision) -> Option<&'static str> {
+    match (framework, kv) {
+        (Framework::Sglang, KvPrecision::Fp8) => Some("fp8_e5m2"),
+        (Framework::Vllm, KvPrecision::Fp8) => Some("fp8"),
+        _ => None,
+    }
+}
 
 /// llama.cpp (`llama-server` / `llama-cli`) or Ollama (its `num_gpu` and `num_ctx`
 /// options, in a Modelfile's PARAMETER lines or an API request's `options`).
@@ -33,12 +55,14 @@ pub fn layer_flags(
     }
     let mut f = format!("-ngl {gpu_layers}");
     if weights.len() > 1 {
-        // llama.cpp normalizes the proportions; whole GB read well.
+        // llama.cpp normalizes the proportions; whole GB read well. Its default split is by
+        // layer; a tensor split is `-sm row`.
         let parts: Vec<String> = weights
             .iter()
             .map(|b| format!("{}", (b / 1e9).round().max(1.0)))
             .collect();
-        f += &format!(" -ts {}", parts.join(","));
+        let mode = if sc.split == Split::Tensor { "row" } else { "layer" };
+        f += &format!(" -sm {mode} -ts {}", parts.join(","));
     }
     if experts && cpu_moe > 0 {
         if cpu_moe >= n_layer {
@@ -50,6 +74,9 @@ pub fn layer_flags(
     f += &format!(" -c {cells}");
     if sc.batch > 1 {
         f += &format!(" -np {}", sc.batch);
+    }
+    if let Some(cache) = llama_cpp_cache_type(sc.kv) {
+        f += &format!(" -ctk {cache} -ctv {cache}");
     }
     if sc.flash_attention {
         f += " -fa on";
@@ -67,18 +94,35 @@ pub fn streamed(sc: &Scenario, share: f64, count: u32, streamed: f64) -> String 
         }
         f += &s;
     };
+    let pipeline = sc.split == Split::Layer;
     if sc.framework == Framework::Sglang {
         if count > 1 {
-            add(format!("--tp {count}"));
+            add(format!("{} {count}", if pipeline { "--pp-size" } else { "--tp" }));
         }
         add(format!("--context-length {}", sc.context));
         add(format!("--mem-fraction-static {share:.2}"));
+        if !sc.card_batch_defaults {
+            add(format!("--chunked-prefill-size {}", sc.max_batched_tokens));
+        }
     } else {
         if count > 1 {
-            add(format!("--tensor-parallel-size {count}"));
+            let size = if pipeline {
+                "--pipeline-parallel-size"
+            } else {
+                "--tensor-parallel-size"
+            };
+            add(format!("{size} {count}"));
         }
         add(format!("--max-model-len {}", sc.context));
         add(format!("--gpu-memory-utilization {share:.2}"));
+        // What the user set is part of the plan; the card's own defaults need no flag.
+        if sc.framework == Framework::Vllm && !sc.card_batch_defaults {
+            add(format!("--max-num-seqs {}", sc.max_num_seqs));
+            add(format!("--max-num-batched-tokens {}", sc.max_batched_tokens));
+        }
+    }
+    if let Some(cache) = serving_cache_type(sc.framework, sc.kv) {
+        add(format!("--kv-cache-dtype {cache}"));
     }
     if gib > 0 {
         add(format!("--cpu-offload-gb {gib}"));

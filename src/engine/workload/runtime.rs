@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::engine::basics::choice::Choice;
+use crate::engine::model::precision::KvPrecision;
 use crate::engine::workload::choices::Method;
 use crate::engine::workload::defaults::sglang_fraction;
 
@@ -107,6 +108,19 @@ impl Framework {
             Runs::Both => true,
             Runs::Serving => !method.is_training(),
             Runs::Training => method.is_training(),
+        }
+    }
+
+    /// Whether this runtime has a KV cache in `kv`: vLLM and SGLang have no llama.cpp block
+    /// formats (`--kv-cache-dtype` is auto or an FP8), llama.cpp no FP8 cache (`-ctk` takes
+    /// f16, bf16, q8_0, q4_0…), Ollama f16, q8_0 and q4_0 (`OLLAMA_KV_CACHE_TYPE`). The
+    /// generic rules and the trainers take any.
+    pub fn has_kv(self, kv: KvPrecision) -> bool {
+        match self {
+            Framework::Vllm | Framework::Sglang => !matches!(kv, KvPrecision::Q8_0 | KvPrecision::Q4_0),
+            Framework::LlamaCpp => kv != KvPrecision::Fp8,
+            Framework::Ollama => matches!(kv, KvPrecision::Fp16 | KvPrecision::Q8_0 | KvPrecision::Q4_0),
+            _ => true,
         }
     }
 
