@@ -205,6 +205,21 @@ impl PlanFile {
             }
             None => (pick::<Framework>("framework", &self.framework)?, None),
         };
+        // A saved plan whose batch values are the preset's follows each card, as `plan` would
+        // without those flags; a value of its own stays.
+        let (tokens_default, seqs_default) = match framework {
+            Framework::Sglang => (
+                crate::engine::workload::defaults::SGLANG_CHUNK_TOKENS,
+                crate::engine::workload::defaults::VLLM_MAX_NUM_SEQS,
+            ),
+            _ => (
+                crate::engine::workload::defaults::VLLM_SERVE_TOKENS,
+                crate::engine::workload::defaults::VLLM_MAX_NUM_SEQS,
+            ),
+        };
+        let serving = matches!(framework, Framework::Vllm | Framework::Sglang);
+        let tokens_set = serving && self.max_batched_tokens != tokens_default;
+        let seqs_set = framework == Framework::Vllm && self.max_num_seqs != seqs_default;
         let sc = Scenario {
             method: pick::<Method>("method", &self.method)?,
             weights: pick::<WeightPrecision>("weights", &self.weights)?,
@@ -240,19 +255,13 @@ impl PlanFile {
             prefetch_bucket: self.prefetch_bucket_size,
             framework,
             release,
-            // A saved plan whose batch values are the preset's follows each card, as `plan`
-            // would without those flags.
             card_batch_defaults: match framework {
-                Framework::Vllm => {
-                    self.max_batched_tokens == crate::engine::workload::defaults::VLLM_SERVE_TOKENS
-                        && self.max_num_seqs == crate::engine::workload::defaults::VLLM_MAX_NUM_SEQS
-                }
-                Framework::Sglang => {
-                    self.max_batched_tokens == crate::engine::workload::defaults::SGLANG_CHUNK_TOKENS
-                        && self.max_num_seqs == crate::engine::workload::defaults::VLLM_MAX_NUM_SEQS
-                }
+                Framework::Vllm => !(tokens_set && seqs_set),
+                Framework::Sglang => !tokens_set,
                 _ => false,
             },
+            batch_tokens_set: tokens_set,
+            num_seqs_set: seqs_set,
             // A saved plan keeps its context.
             card_context_default: false,
             working_context: None,

@@ -194,3 +194,47 @@ fn batch_limits_the_user_set_are_in_the_vllm_flags() {
     let f = flags_of(&["-m", "llama-3.1-8b", "--framework", "vllm", "--gpu", "h100-sxm"]);
     assert!(!f.contains("--max-num-seqs"), "{f}");
 }
+
+/// The generic rules are no runtime: their plans print no runtime's flags (they printed
+/// vLLM's), and the advice that puts weights in RAM names no flags.
+#[test]
+fn the_generic_rules_print_no_runtimes_flags() {
+    let plan = json_of(&[
+        "plan",
+        "-m",
+        "llama-3.1-70b",
+        "--weights",
+        "fp8",
+        "--gpu",
+        "h100-pcie",
+        "--ram",
+        "64",
+        "--json",
+    ]);
+    for o in plan["options"].as_array().unwrap() {
+        let flags = o["runtime_flags"].as_str().unwrap_or("");
+        assert!(
+            !flags.contains("--gpu-memory-utilization") && !flags.contains("-ngl"),
+            "{flags}"
+        );
+    }
+    let out = common::vramfit()
+        .args([
+            "fit",
+            "-m",
+            "llama-3.1-70b",
+            "--weights",
+            "fp8",
+            "--gpu",
+            "h100-pcie",
+            "--ram",
+            "64",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("--max-model-len") && !text.contains("()"),
+        "{text}"
+    );
+}

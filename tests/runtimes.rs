@@ -893,3 +893,104 @@ fn nemotron_h_fp8_keeps_the_attention_and_its_feeding_mixers_16bit() {
     assert!((w.bytes / 5_266_050_464.0 - 1.0).abs() < 1e-4, "{}", w.bytes);
     assert!((w.bytes / (4.9054 * GIB) - 1.0).abs() < 0.001, "{}", w.bytes);
 }
+
+/// vLLM's MXFP4 expert layouts follow the card under vLLM only: under llama.cpp and Ollama,
+/// a context the runtime picks per card (`--fit`, `num_ctx`) leaves gpt-oss's experts as
+/// stored, the same weights as with a context given (Ollama logs 65.19 GB of them).
+#[test]
+fn vllms_expert_padding_never_reaches_llama_cpp_or_ollama() {
+    for framework in ["llama.cpp", "ollama"] {
+        let base = [
+            "plan",
+            "-m",
+            "gpt-oss-120b",
+            "--weights",
+            "mxfp4",
+            "--framework",
+            framework,
+            "--gpu",
+            "rtx-4090",
+        ];
+        let left = json_of(&[&base[..], &["--json"]].concat());
+        let given = json_of(&[&base[..], &["--context", "8192", "--json"]].concat());
+        let weights = |plan: &serde_json::Value| segment(plan, "weights")["bytes"].as_f64().unwrap();
+        assert_eq!(weights(&left), weights(&given), "{framework}");
+        assert!(
+            (weights(&given) / 1e9 - 65.19).abs() < 0.01,
+            "{framework}: {}",
+            weights(&given)
+        );
+        let text = vramfit().args(base).output().unwrap();
+        let text = String::from_utf8(text.stdout).unwrap();
+        assert!(
+            !text.contains("Marlin") && !text.contains("vLLM's MXFP4"),
+            "{framework}:\n{text}"
+        );
+    }
+}
+
+/// Setting one of vLLM's batch limits leaves the other to the card, as vLLM fills only what it
+/// was not given: `--max-num-batched-tokens 8192` (a common recipe) on an H100 keeps its 1,024
+/// sequences, not the small cards' 256, and plans what both flags given plan.
+#[test]
+fn one_vllm_batch_limit_set_leaves_the_other_to_the_card() {
+    let base = [
+        "plan",
+        "-m",
+        "llama-3.1-8b",
+        "--framework",
+        "vllm",
+        "--gpu",
+        "h100-sxm",
+        "--json",
+    ];
+    let tokens_only = json_of(&[&base[..], &["--max-batched-tokens", "8192"]].concat());
+    let o = option(&tokens_only, "h100-sxm", 1);
+    assert_eq!(o["card_batch"]["max_num_seqs"], 1024, "{}", o["card_batch"]);
+    assert_eq!(o["card_batch"]["max_batched_tokens"], 8192);
+    let both = json_of(
+        &[
+            &base[..],
+            &["--max-batched-tokens", "8192", "--max-num-seqs", "1024"],
+        ]
+        .concat(),
+    );
+    let b = option(&both, "h100-sxm", 1);
+    for key in [
+        "per_card_bytes",
+        "free_bytes",
+        "kv_capacity_tokens",
+        "max_concurrent_sequences",
+    ] {
+        assert_eq!(o[key], b[key], "{key}");
+    }
+    // The other way round: 64 sequences, the card's 8,192 tokens.
+    let seqs_only = json_of(&[&base[..], &["--max-num-seqs", "64"]].concat());
+    let s = option(&seqs_only, "h100-sxm", 1);
+    assert_eq!(s["card_batch"]["max_batched_tokens"], 8192, "{}", s["card_batch"]);
+    assert_eq!(s["card_batch"]["max_num_seqs"], 64);
+}
+
+/// A model's default format is the one it is published in: gpt-oss ships only in MXFP4, so a
+/// plan that names no format plans MXFP4 (it planned BF16, twice the weights); a format the
+/// user names still wins.
+#[test]
+fn a_model_published_in_mxfp4_plans_in_it_by_default() {
+    for id in ["gpt-oss-20b", "gpt-oss-120b", "gpt-oss-safeguard-20b"] {
+        let plan = json_of(&["plan", "-m", id, "--gpu", "h100-sxm", "--json"]);
+        assert_eq!(plan["scenario"]["weights"], "mxfp4", "{id}");
+        let bf16 = json_of(&[
+            "plan",
+            "-m",
+            id,
+            "--gpu",
+            "h100-sxm",
+            "--weights",
+            "bf16",
+            "--json",
+        ]);
+        assert_eq!(bf16["scenario"]["weights"], "bf16", "{id}");
+    }
+    let plan = json_of(&["plan", "-m", "llama-3.1-8b", "--gpu", "h100-sxm", "--json"]);
+    assert_eq!(plan["scenario"]["weights"], "bf16");
+}

@@ -99,6 +99,9 @@ pub(super) struct ModelEntry {
     /// The id of an earlier model whose architecture this one shares.
     #[serde(default)]
     pub(super) like: Option<String>,
+    /// The format the model is published in, where it is not 16-bit (`mxfp4` for gpt-oss).
+    #[serde(default)]
+    pub(super) published_format: Option<String>,
     #[serde(default)]
     pub(super) max_context: Option<u64>,
     #[serde(default)]
@@ -297,6 +300,24 @@ impl ModelEntry {
                 }
             }
         }
+        let published_format = match &self.published_format {
+            None => None,
+            Some(f) => {
+                use crate::engine::basics::choice::Choice;
+                match crate::engine::model::precision::WeightPrecision::from_id(f) {
+                    Some(w) => Some(w),
+                    None => {
+                        return fail(
+                            "published_format",
+                            format!(
+                                "'published_format' = '{}' is not a weight format",
+                                crate::text::clean_prefix(f, 20)
+                            ),
+                        );
+                    }
+                }
+            }
+        };
         if arch.heads == 0 {
             return fail("heads", "'heads' must be positive".into());
         }
@@ -339,6 +360,7 @@ impl ModelEntry {
             checkpoint: None,
             params_range: None,
             unknown_keys: Vec::new(),
+            published_format: published_format.or(base.and_then(|b| b.published_format)),
             vision: self.vision.or(base.and_then(|b| b.vision)),
             rope: self.rope.or(base.map(|b| b.rope)).unwrap_or_default(),
         };

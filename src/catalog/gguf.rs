@@ -491,6 +491,7 @@ fn model_from(path: &Path, first: &Gguf, total: Checkpoint) -> Result<crate::eng
         checkpoint: Some(total.weights()).flatten(),
         params_range: None,
         unknown_keys: Vec::new(),
+        published_format: None,
         vision: None,
         rope: Default::default(),
     })

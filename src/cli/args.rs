@@ -336,7 +336,7 @@ impl PlanArgs {
     /// The scenario for `model`: a checkpoint's stored format is the default weights (the
     /// weights segment is then the file's bytes); `--weights` re-estimates from the count.
     pub fn scenario_for(&self, model: &crate::engine::Model) -> Result<Scenario, CliError> {
-        let mut sc = self.scenario_with(model.checkpoint.as_ref().map(|c| c.format))?;
+        let mut sc = self.scenario_with(model.default_format())?;
         sc.images = self.images.unwrap_or(0);
         sc.image_side = self
             .image_size

@@ -45,7 +45,13 @@ pub fn label_in(change: &Change, gpus: &[Gpu], lang: Lang) -> String {
             runtime_flags,
         } => {
             let key = format!("advice.ram_{}", strategy_key(*strategy));
-            tr_in!(lang, &key, gb = gb, flags = runtime_flags)
+            let said = tr_in!(lang, &key, gb = gb, flags = runtime_flags);
+            // A runtime with no flags of its own (the generic rules) leaves no empty brackets.
+            if runtime_flags.is_empty() {
+                said.replace(" ()", "").replace("（）", "")
+            } else {
+                said
+            }
         }
         Change::Pair(a, b) => format!("{} + {}", label_in(a, gpus, lang), label_in(b, gpus, lang)),
     }

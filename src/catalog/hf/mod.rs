@@ -213,6 +213,7 @@ pub fn from_str(file: &str, source: &str, id: &str) -> Result<Model, FileError> 
         checkpoint: None,
         params_range: None,
         unknown_keys: Vec::new(),
+        published_format: None,
         vision: None,
         rope: rope_of(map, &root_map, &model_type),
     };

@@ -214,6 +214,10 @@ pub struct Model {
     /// head dimension (vLLM holds it on every card: [`crate::engine::model::rope`]).
     #[serde(skip)]
     pub rope: Rope,
+    /// The format the model is published in where that is not 16-bit (gpt-oss ships only in
+    /// MXFP4): a plan's default weights, as a checkpoint's own format is.
+    #[serde(skip)]
+    pub published_format: Option<crate::engine::model::precision::WeightPrecision>,
 }
 
 /// A checkpoint's own weights: its format (the storage type holding most bytes) and bytes.
@@ -224,6 +228,17 @@ pub struct CheckpointWeights {
     pub bytes: f64,
     /// "4.92 GB: Q4_K 4.21 GB, Q6_K 0.63 GB, F32 0.08 GB".
     pub summary: String,
+}
+
+impl Model {
+    /// The format a plan starts from when the user names none: the checkpoint's own (read
+    /// from its headers), else the one the model is published in.
+    pub fn default_format(&self) -> Option<crate::engine::model::precision::WeightPrecision> {
+        self.checkpoint
+            .as_ref()
+            .map(|c| c.format)
+            .or(self.published_format)
+    }
 }
 
 impl Model {

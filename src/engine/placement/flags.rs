@@ -84,8 +84,20 @@ pub fn layer_flags(
     f
 }
 
-/// vLLM (`vllm serve`) or SGLang (`python -m sglang.launch_server`).
+/// A memory share as the runtime is given it: the three places SGLang computes it to (0.704,
+/// not 0.70, which would plan a different pool), without trailing zeros (0.9).
+fn share_text(share: f64) -> String {
+    let s = format!("{share:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// vLLM (`vllm serve`) or SGLang (`python -m sglang.launch_server`); nothing for a runtime
+/// with no such flags (the generic rules, the trainers): another runtime's flags would not
+/// start what was planned.
 pub fn streamed(sc: &Scenario, share: f64, count: u32, streamed: f64) -> String {
+    if !matches!(sc.framework, Framework::Vllm | Framework::Sglang) {
+        return String::new();
+    }
     let gib = (streamed / GIB).round() as u64;
     let mut f = String::new();
     let mut add = |s: String| {
@@ -100,8 +112,8 @@ pub fn streamed(sc: &Scenario, share: f64, count: u32, streamed: f64) -> String 
             add(format!("{} {count}", if pipeline { "--pp-size" } else { "--tp" }));
         }
         add(format!("--context-length {}", sc.context));
-        add(format!("--mem-fraction-static {share:.2}"));
-        if !sc.card_batch_defaults {
+        add(format!("--mem-fraction-static {}", share_text(share)));
+        if sc.batch_tokens_set {
             add(format!("--chunked-prefill-size {}", sc.max_batched_tokens));
         }
     } else {
@@ -114,10 +126,12 @@ pub fn streamed(sc: &Scenario, share: f64, count: u32, streamed: f64) -> String 
             add(format!("{size} {count}"));
         }
         add(format!("--max-model-len {}", sc.context));
-        add(format!("--gpu-memory-utilization {share:.2}"));
+        add(format!("--gpu-memory-utilization {}", share_text(share)));
         // What the user set is part of the plan; the card's own defaults need no flag.
-        if sc.framework == Framework::Vllm && !sc.card_batch_defaults {
+        if sc.framework == Framework::Vllm && sc.num_seqs_set {
             add(format!("--max-num-seqs {}", sc.max_num_seqs));
+        }
+        if sc.framework == Framework::Vllm && sc.batch_tokens_set {
             add(format!("--max-num-batched-tokens {}", sc.max_batched_tokens));
         }
     }

@@ -121,13 +121,21 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
     for s in user.settings() {
         s.apply(sc);
     }
-    // vLLM's and SGLang's batch defaults follow the card unless the user set them.
-    sc.card_batch_defaults = matches!(
+    // vLLM's and SGLang's batch defaults follow the card where the user left them unset:
+    // vLLM fills each of the two it was not given (SGLang has the chunk alone).
+    let serving = matches!(
         framework,
         crate::engine::workload::runtime::Framework::Vllm
             | crate::engine::workload::runtime::Framework::Sglang
-    ) && user.get(Setting::MaxBatchedTokens(0)).is_none()
-        && user.get(Setting::MaxNumSeqs(0)).is_none();
+    );
+    sc.batch_tokens_set = serving && user.get(Setting::MaxBatchedTokens(0)).is_some();
+    sc.num_seqs_set = framework == crate::engine::workload::runtime::Framework::Vllm
+        && user.get(Setting::MaxNumSeqs(0)).is_some();
+    sc.card_batch_defaults = match framework {
+        crate::engine::workload::runtime::Framework::Vllm => !(sc.batch_tokens_set && sc.num_seqs_set),
+        crate::engine::workload::runtime::Framework::Sglang => !sc.batch_tokens_set,
+        _ => false,
+    };
     // Ollama's num_ctx follows the cards' VRAM (0.15.5 on), llama.cpp's --fit fills the
     // cards (b7437 on), unless the user set a context.
     sc.card_context_default = match (framework, sc.version()) {

@@ -144,7 +144,9 @@ pub fn layout_follows_card(sc: &Scenario) -> bool {
 
 /// The MXFP4 kernel `gpu` runs under `sc` where it differs from `sc`'s.
 fn mxfp4_on_card(sc: &Scenario, gpu: &Gpu) -> Option<crate::engine::workload::choices::Mxfp4Moe> {
-    if !layout_follows_card(sc) {
+    // vLLM's kernels alone repack MXFP4 experts: a card that picks another runtime's context
+    // (llama.cpp's --fit, Ollama's num_ctx) must not pick vLLM's layout with it.
+    if !(sc.framework == Framework::Vllm && sc.weights == WeightPrecision::Mxfp4 && sc.version().is_some()) {
         return None;
     }
     let kernel = crate::engine::runtimes::mxfp4::vllm_kernel(sc.version()?, gpu);
@@ -159,6 +161,9 @@ fn batch_on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
     // SGLang's chunked prefill follows the card's memory (its fraction too, in
     // `Scenario::gpu_util_for`).
     if sc.framework == Framework::Sglang {
+        if sc.batch_tokens_set {
+            return None;
+        }
         let mib = gpu.sglang_memory_mib();
         let (_, chunk) = release::sglang_defaults(version, mib, sc.cards, false);
         return (chunk != sc.max_batched_tokens).then(|| Scenario {
@@ -172,13 +177,33 @@ fn batch_on_card(sc: &Scenario, gpu: &Gpu) -> Option<Scenario> {
     if !release::vllm_v1(version) {
         return None;
     }
-    let (tokens, seqs) = vllm_batch(
+    let (card_tokens, card_seqs) = vllm_batch(
         version,
         gpu.memory_real_bytes(),
         &gpu.name,
         sc.context,
         sc.vllm_llm_class,
     );
+    // What the user gave stays; the other is the card's, held to it as vLLM holds its own
+    // pair (from 0.12 the tokens within max_num_seqs × max_model_len, the sequences within
+    // the tokens).
+    let seqs = if sc.num_seqs_set {
+        sc.max_num_seqs
+    } else {
+        card_seqs
+    };
+    let tokens = if sc.batch_tokens_set {
+        sc.max_batched_tokens
+    } else if version >= Version::Release(0, 12, 0) {
+        card_tokens.min(seqs.saturating_mul(sc.context.max(1)))
+    } else {
+        card_tokens
+    };
+    let seqs = if !sc.num_seqs_set && version >= Version::Release(0, 12, 0) {
+        seqs.min(tokens)
+    } else {
+        seqs
+    };
     if (tokens, seqs) == (sc.max_batched_tokens, sc.max_num_seqs) {
         return None;
     }

@@ -136,8 +136,12 @@ pub struct Scenario {
     pub release: Option<crate::engine::workload::version::Version>,
     /// The runtime's batch defaults follow each option's card (vLLM V1 picks
     /// `max_num_batched_tokens` and `max_num_seqs` by the device's memory): set by `settle`
-    /// when the user left both unset; see `card_defaults::on_card`.
+    /// when the user left one or both unset; see `card_defaults::on_card`.
     pub card_batch_defaults: bool,
+    /// The user set `max_num_batched_tokens` (SGLang's chunk) and `max_num_seqs` themselves:
+    /// those stay on every card while the other follows it, as vLLM fills only what is unset.
+    pub batch_tokens_set: bool,
+    pub num_seqs_set: bool,
     /// Whether the context follows the option's cards: Ollama from 0.15.5 picks `num_ctx`
     /// from their VRAM when the user sets none ([`crate::engine::verdict::card_defaults::on_card`]).
     pub card_context_default: bool,
@@ -244,6 +248,8 @@ impl Scenario {
             framework: Framework::Generic,
             release: None,
             card_batch_defaults: false,
+            batch_tokens_set: false,
+            num_seqs_set: false,
             card_context_default: false,
             working_context: None,
             vllm_llm_class: false,

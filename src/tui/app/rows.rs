@@ -19,7 +19,7 @@ impl App {
     pub(super) fn recompute(&mut self) {
         // A model from a checkpoint brings its stored format as the default weights (every
         // path that changes the model comes through here); the user's choice still wins.
-        let stored = self.current_model().checkpoint.as_ref().map(|c| c.format);
+        let stored = self.current_model().default_format();
         if stored != self.scenario.stored_weights {
             self.scenario.stored_weights = stored;
             crate::tui::knobs::settle(&mut self.scenario, &self.user);
