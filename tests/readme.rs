@@ -166,7 +166,8 @@ fn empty_dir(name: &str) -> PathBuf {
 /// `vramfit ARGS` with the user's settings, caches, data and locale kept out.
 fn vramfit(args: &str, home: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_vramfit"));
-    c.args(args.split_whitespace())
+    // Split as a shell would: a quoted `--cmd '…'` is one argument.
+    c.args(shell_words::split(args).expect("a README command splits as a shell would"))
         .current_dir(ROOT)
         .env("VRAMFIT_CONFIG", home.join("config"))
         .env("VRAMFIT_DATA", home.join("data"))
@@ -220,9 +221,17 @@ fn runs() -> &'static HashMap<String, Run> {
         let all: Vec<String> = all.into_iter().collect();
         for args in &all {
             let words: Vec<&str> = args.split_whitespace().collect();
+            // Quotes only around one `--cmd` (a launch command is one argument).
+            let unquoted = match args.split_once(" --cmd '") {
+                Some((before, rest)) => format!(
+                    "{before} {}",
+                    rest.split_once('\'').map_or("", |(_, after)| after)
+                ),
+                None => args.clone(),
+            };
             assert!(
                 !words.is_empty()
-                    && !args.contains(['>', '<', '|', '~', '$', '"', '\''])
+                    && !unquoted.contains(['>', '<', '|', '~', '$', '"', '\''])
                     && !words.iter().any(|w| {
                         ["detect", "screenshots", "man", "--here", "--hub", "--open"].contains(w)
                     }),

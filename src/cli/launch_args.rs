@@ -41,9 +41,11 @@ pub fn notes(cmd: &str, err: &mut dyn std::io::Write) -> Result<(), CliError> {
     let Ok(launch) = crate::catalog::launch::read(cmd) else {
         return Ok(());
     };
-    let mut text = format!("note: --cmd read as: {}\n", launch.flags.join(" "));
+    // The notes name flags and values as the command has them; the frame is the user's language.
+    let mut text = crate::tr!("plan.cmd_read_as", flags = launch.flags.join(" ")) + "\n";
     for n in &launch.notes {
-        text += &format!("note: {n}\n");
+        text += &crate::tr!("plan.note", note = n);
+        text += "\n";
     }
     err.write_all(text.as_bytes()).map_err(super::io_error)
 }
