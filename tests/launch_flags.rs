@@ -238,3 +238,69 @@ fn the_generic_rules_print_no_runtimes_flags() {
         "{text}"
     );
 }
+
+/// Ollama's flags are its server's environment (they printed `num_gpu 29 num_ctx 32768`,
+/// neither a command nor a Modelfile), and it splits by layer only.
+#[test]
+fn ollama_prints_its_environment_and_refuses_a_tensor_split() {
+    let f = flags_of(&[
+        "-m",
+        "llama-3.1-70b",
+        "--weights",
+        "q4_k_m",
+        "--framework",
+        "ollama",
+        "--gpu",
+        "rtx-4090",
+        "--ram",
+        "64",
+        "--kv",
+        "q8_0",
+        "--context",
+        "8192",
+    ]);
+    assert_eq!(
+        f,
+        "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=1 OLLAMA_KV_CACHE_TYPE=q8_0 OLLAMA_FLASH_ATTENTION=1",
+        "{f}"
+    );
+    let out = common::vramfit()
+        .args([
+            "plan",
+            "-m",
+            "llama-3.1-8b",
+            "--framework",
+            "ollama",
+            "--split",
+            "tensor",
+            "--gpu",
+            "rtx-4090",
+            "--cards",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("by layer only"));
+}
+
+/// A dense model has no experts to move: `--n-cpu-moe` moves nothing and is not printed.
+#[test]
+fn a_dense_model_prints_no_n_cpu_moe() {
+    let f = flags_of(&[
+        "-m",
+        "llama-3.1-8b",
+        "--framework",
+        "llama.cpp",
+        "--gpu",
+        "rtx-4060",
+        "--ram",
+        "32",
+        "--n-cpu-moe",
+        "10",
+        "--context",
+        "32768",
+        "--no-combos",
+    ]);
+    assert!(!f.contains("--n-cpu-moe"), "{f}");
+}

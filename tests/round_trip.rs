@@ -1,6 +1,7 @@
 //! The printed command line is the test of the plan (issue 40, item 8): for each option a
 //! plan prints flags for, the launch command made of them (`llama-server -m MODEL FLAGS`,
-//! `vllm serve MODEL FLAGS`, `python -m sglang.launch_server --model-path MODEL FLAGS`), read
+//! `vllm serve MODEL FLAGS`, `python -m sglang.launch_server --model-path MODEL FLAGS`,
+//! `FLAGS ollama run MODEL:QUANT`), read
 //! back by `plan --cmd` on the same card, gives the same plan: verdict, free memory per card,
 //! context, KV format, split, cards and sequences.
 //!
@@ -29,6 +30,8 @@ fn command(runtime: &str, published: &str, weights: &str, flags: &str) -> String
         ),
         "vllm" => format!("vllm serve {published} {flags}"),
         "sglang" => format!("python -m sglang.launch_server --model-path {published} {flags}"),
+        // Ollama's flags are its server's environment; the tag names the quantization.
+        "ollama" => format!("{flags} ollama run {published}:{weights}"),
         other => unreachable!("{other}"),
     }
 }
@@ -60,8 +63,8 @@ fn every_printed_command_plans_what_printed_it() {
     let mut disagree = Vec::new();
     let mut k = 0;
     for (id, published) in MODELS {
-        for runtime in ["llama.cpp", "vllm", "sglang"] {
-            let ggml = runtime == "llama.cpp";
+        for runtime in ["llama.cpp", "ollama", "vllm", "sglang"] {
+            let ggml = runtime == "llama.cpp" || runtime == "ollama";
             let weights = match (*id, ggml) {
                 ("gpt-oss-20b", _) => "mxfp4",
                 (_, true) => "q4_k_m",
@@ -76,6 +79,10 @@ fn every_printed_command_plans_what_printed_it() {
                     ("a100-80gb-pcie", 4),
                 ] {
                     for split in ["tensor", "layer"] {
+                        // Ollama splits by layer only (a tensor split is refused).
+                        if runtime == "ollama" && split == "tensor" {
+                            continue;
+                        }
                         for context in ["4096", "32768"] {
                             k += 1;
                             if !all && k % 5 != 0 {

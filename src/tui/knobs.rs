@@ -326,7 +326,12 @@ impl Knob {
             Knob::Zero => sc.zero = if up { (sc.zero + 1) % 4 } else { (sc.zero + 3) % 4 },
             Knob::Offload => sc.offload = cycle(sc.offload, up),
             Knob::Cards => sc.cards = step(CARD_STEPS, u64::from(sc.cards), up) as u32,
-            Knob::Split => sc.split = cycle(sc.split, up),
+            Knob::Split => {
+                sc.split = cycle(sc.split, up);
+                if !sc.framework.has_split(sc.split) {
+                    sc.split = cycle(sc.split, up);
+                }
+            }
             Knob::Prompt => sc.prompt = step(CONTEXT_STEPS, sc.prompt, up),
             Knob::MaxBatchedTokens => sc.max_batched_tokens = step(PREFILL_STEPS, sc.max_batched_tokens, up),
             Knob::MaxNumSeqs => sc.max_num_seqs = step(BATCH_STEPS, sc.max_num_seqs, up),
@@ -394,6 +399,25 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
     // A KV format the runtime lacks (q8_0 chosen under llama.cpp, then vLLM) waits too.
     if let Some(chosen @ Setting::Kv(kv)) = user.get(Setting::Kv(sc.kv))
         && !sc.framework.has_kv(kv)
+    {
+        usable.unset(chosen);
+    }
+    // Flash attention turned off waits while llama.cpp's cache is block-quantized (it
+    // quantizes the V cache only with flash attention): the cache, chosen, brings it on.
+    if let Some(chosen @ Setting::FlashAttention(false)) = user.get(Setting::FlashAttention(false))
+        && sc.framework.is_ggml()
+        && matches!(
+            usable.get(Setting::Kv(sc.kv)),
+            Some(Setting::Kv(
+                crate::engine::KvPrecision::Q8_0 | crate::engine::KvPrecision::Q4_0
+            ))
+        )
+    {
+        usable.unset(chosen);
+    }
+    // So does a split the runtime cannot make (a tensor split, then Ollama).
+    if let Some(chosen @ Setting::Split(split)) = user.get(Setting::Split(sc.split))
+        && !sc.framework.has_split(split)
     {
         usable.unset(chosen);
     }

@@ -17,6 +17,27 @@ fn llama_cpp_cache_type(kv: KvPrecision) -> Option<&'static str> {
     }
 }
 
+/// Ollama's server environment for the plan, to put before `ollama serve` (or `ollama run`):
+/// the context of each request, the requests at once, the KV cache's type and flash
+/// attention. The layers on the cards are Ollama's own choice (`num_gpu`), which the
+/// placement predicts; setting them is no part of starting the plan.
+fn ollama_environment(sc: &Scenario) -> String {
+    let mut f = format!(
+        "OLLAMA_CONTEXT_LENGTH={} OLLAMA_NUM_PARALLEL={}",
+        sc.context,
+        sc.batch.max(1)
+    );
+    if let Some(cache) = llama_cpp_cache_type(sc.kv) {
+        f += &format!(" OLLAMA_KV_CACHE_TYPE={cache}");
+    }
+    f += if sc.flash_attention {
+        " OLLAMA_FLASH_ATTENTION=1"
+    } else {
+        " OLLAMA_FLASH_ATTENTION=0"
+    };
+    f
+}
+
 /// vLLM's and SGLang's `--kv-cache-dtype` for a KV format: `None` for `auto` (the model's
 /// 16-bit dtype) and for llama.cpp's block formats, which neither has.
 fn serving_cache_type(framework: Framework, kv: KvPrecision) -> Option<&'static str> {
@@ -51,7 +72,7 @@ pub fn layer_flags(
 ) -> String {
     let cells = sc.context.saturating_mul(sc.batch.max(1));
     if sc.framework == Framework::Ollama {
-        return format!("num_gpu {gpu_layers} num_ctx {}", sc.context);
+        return ollama_environment(sc);
     }
     let mut f = format!("-ngl {gpu_layers}");
     if weights.len() > 1 {

@@ -8,6 +8,9 @@ use super::{
 use crate::engine::workload::scenario::Scenario;
 
 pub(super) fn place_layers(r: &Request, experts: bool) -> Placement {
+    // Only a model with experts has experts to move (a dense model's `--n-cpu-moe` moves
+    // nothing, and printing it would start something else).
+    let experts = experts && r.model.is_moe();
     let sc = r.scenario;
     let whole = Scenario {
         cards: 1,

@@ -2,6 +2,7 @@
 //! then what the user set (`UserSet`). The CLI's flags and the planner's turned rows both
 //! go through [`settle`], so a key sequence and the equivalent flags agree.
 
+use crate::engine::model::precision::KvPrecision;
 use crate::engine::runtimes::presets::Setting;
 use crate::engine::workload::scenario::Scenario;
 
@@ -120,6 +121,15 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
     framework.apply(sc);
     for s in user.settings() {
         s.apply(sc);
+    }
+    // llama.cpp quantizes the V cache only with flash attention (it refuses `-ctv q8_0`
+    // without it; Ollama falls back to f16): a block-quantized cache brings flash attention
+    // on, unless the user turned it off, which `Scenario::validate` then refuses.
+    if framework.is_ggml()
+        && matches!(sc.kv, KvPrecision::Q8_0 | KvPrecision::Q4_0)
+        && user.get(Setting::FlashAttention(false)).is_none()
+    {
+        sc.flash_attention = true;
     }
     // vLLM's and SGLang's batch defaults follow the card where the user left them unset:
     // vLLM fills each of the two it was not given (SGLang has the chunk alone).

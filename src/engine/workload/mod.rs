@@ -8,6 +8,7 @@ pub mod choices;
 pub mod defaults;
 pub mod ranges;
 pub mod runtime;
+pub mod runtime_checks;
 pub mod scenario;
 pub mod serving_target;
 pub mod version;

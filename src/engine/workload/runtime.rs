@@ -124,6 +124,12 @@ impl Framework {
         }
     }
 
+    /// Whether this runtime can split a model over cards by `split`: Ollama splits by layer
+    /// only (llama.cpp's `-sm row` is not among its settings); the rest take either.
+    pub fn has_split(self, split: crate::engine::workload::choices::Split) -> bool {
+        !(self == Framework::Ollama && split == crate::engine::workload::choices::Split::Tensor)
+    }
+
     /// The frameworks that run `method`, in the order the planner cycles them.
     pub fn for_method(method: Method) -> impl Iterator<Item = Framework> {
         Self::ALL.iter().copied().filter(move |f| f.supports(method))

@@ -364,22 +364,7 @@ impl Scenario {
             N_CPU_MOE.check(n as f64)?;
         }
         self.check_target()?;
-        if !self.framework.has_kv(self.kv) {
-            let offered: Vec<&str> = KvPrecision::ALL
-                .iter()
-                .filter(|k| self.framework.has_kv(**k))
-                .map(|k| k.id())
-                .collect();
-            return Err(KnobError {
-                flag: "kv",
-                message: format!(
-                    "{} has no {} KV cache: use {}",
-                    self.framework.label(),
-                    self.kv.id(),
-                    offered.join(", ")
-                ),
-            });
-        }
+        self.check_runtime()?;
         self.check_combination().map_err(|message| KnobError {
             flag: "weights",
             message,
