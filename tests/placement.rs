@@ -797,3 +797,34 @@ fn the_counted_assignment_is_llama_cpps_layer_walk() {
         }
     }
 }
+
+/// A rig is one option of mixed cards on every path: the JSON names it in `--gpu`'s rig
+/// syntax and by its cards (it named it `rtx-4090` × 2, and its cheapest read as two 4090s
+/// at the rig's price), and that id plans the same rig again.
+#[test]
+fn a_rig_is_named_as_a_rig_in_the_json() {
+    let args = [
+        "plan",
+        "-m",
+        "llama-3.3-70b",
+        "--weights",
+        "q4_k_m",
+        "--framework",
+        "llama.cpp",
+        "--context",
+        "4096",
+        "--json",
+    ];
+    let plan = json(&[&args[..], &["--gpu", "rtx-4090,2x rtx-3090"]].concat());
+    let o = &plan["options"][0];
+    assert_eq!(o["gpu"], "rtx-4090 + 2x rtx-3090");
+    assert_eq!(o["name"], "GeForce RTX 4090 + 2× GeForce RTX 3090");
+    assert_eq!(o["count"], 3);
+    assert_eq!(plan["cheapest"]["gpu"], o["gpu"]);
+    let again = json(&[&args[..], &["--gpu", o["gpu"].as_str().unwrap()]].concat());
+    assert_eq!(
+        again["options"][0]["free_bytes_per_card"],
+        o["free_bytes_per_card"]
+    );
+    assert_eq!(again["options"][0]["verdict"], o["verdict"]);
+}

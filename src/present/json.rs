@@ -151,8 +151,9 @@ pub struct CardBatchJson {
 
 #[derive(Serialize)]
 pub struct OptionJson<'a> {
-    pub gpu: &'a str,
-    pub name: &'a str,
+    /// The card's id, or a rig's in `--gpu`'s rig syntax (`rtx-4090 + 2x rtx-3090`).
+    pub gpu: std::borrow::Cow<'static, str>,
+    pub name: std::borrow::Cow<'a, str>,
     pub count: u32,
     pub verdict: &'static str,
     /// Byte fields are 128-bit integers (see `engine::memory::breakdown::whole_bytes`).
@@ -288,7 +289,7 @@ pub struct PlanJson<'a> {
 
 #[derive(Serialize)]
 pub struct CheapestJson<'a> {
-    pub gpu: &'a str,
+    pub gpu: std::borrow::Cow<'a, str>,
     pub count: u32,
     pub price_usd_month: Option<f64>,
     pub rent_cost_usd: Option<f64>,
@@ -296,7 +297,7 @@ pub struct CheapestJson<'a> {
 
 #[derive(Serialize)]
 pub struct MeetingJson<'a> {
-    pub gpu: &'a str,
+    pub gpu: std::borrow::Cow<'a, str>,
     pub count: u32,
     pub replicas: u32,
     /// Replicas × the option's monthly price.
@@ -310,8 +311,8 @@ pub fn option_json<'a>(
 ) -> OptionJson<'a> {
     let g = &gpus[o.gpu];
     OptionJson {
-        gpu: &g.id,
-        name: &g.name,
+        gpu: super::option_gpu_id(gpus, o),
+        name: super::option_card_names(gpus, o),
         count: o.count,
         verdict: o.verdict.id(),
         free_bytes: signed_bytes(o.free_bytes),
@@ -449,14 +450,14 @@ pub fn plan_json<'a>(model: &'a Model, gpus: &'a [Gpu], scenario: &Scenario, pla
         segments: &plan.breakdown.segments,
         decode_bytes_per_token: plan.breakdown.decode_bytes_per_token.map(unsigned_bytes),
         cheapest: plan.best().map(|o| CheapestJson {
-            gpu: &gpus[o.gpu].id,
+            gpu: super::option_gpu_id(gpus, o),
             count: o.count,
             price_usd_month: o.price_usd_month.map(round2),
             rent_cost_usd: o.rent_cost_usd.map(round2),
         }),
         cheapest_meeting_target: crate::engine::renting::cheapest_meeting(&plan.options).and_then(|o| {
             o.target.map(|c| MeetingJson {
-                gpu: &gpus[o.gpu].id,
+                gpu: super::option_gpu_id(gpus, o),
                 count: o.count,
                 replicas: c.replicas,
                 price_usd_month: c.price_usd_month.map(round2),

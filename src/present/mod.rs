@@ -22,22 +22,52 @@ use crate::engine::hardware::offers::{OfferKind, Rates};
 use crate::engine::workload::scenario::TightRule;
 use crate::engine::{FitOption, Gpu};
 
+/// An option's card id as `--gpu` takes it: the card's id, or a rig of mixed cards in the
+/// rig syntax (`rtx-4090 + 2x rtx-3090`), so that the JSON never names a rig as one kind.
+pub fn option_gpu_id(gpus: &[Gpu], o: &FitOption) -> std::borrow::Cow<'static, str> {
+    if o.rig.is_empty() {
+        return std::borrow::Cow::Owned(gpus[o.gpu].id.clone());
+    }
+    let parts: Vec<String> = o
+        .rig
+        .iter()
+        .map(|&(i, n)| {
+            if n > 1 {
+                format!("{n}x {}", gpus[i].id)
+            } else {
+                gpus[i].id.clone()
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(parts.join(" + "))
+}
+
+/// An option's card by name, a rig's cards joined ("GeForce RTX 4090 + 2× GeForce RTX 3090"):
+/// what the JSON's `name` says.
+pub fn option_card_names<'a>(gpus: &'a [Gpu], o: &FitOption) -> std::borrow::Cow<'a, str> {
+    if o.rig.is_empty() {
+        return std::borrow::Cow::Borrowed(&gpus[o.gpu].name);
+    }
+    let parts: Vec<String> = o
+        .rig
+        .iter()
+        .map(|&(i, n)| {
+            if n > 1 {
+                format!("{n}× {}", gpus[i].name)
+            } else {
+                gpus[i].name.clone()
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(parts.join(" + "))
+}
+
 /// "2× A40" / "A40".
 pub fn option_label(gpus: &[Gpu], o: &FitOption) -> String {
     let g = &gpus[o.gpu];
     let label = if !o.rig.is_empty() {
         // A rig of mixed cards: "RTX 4090 + 2× RTX 3090".
-        o.rig
-            .iter()
-            .map(|&(i, n)| {
-                if n > 1 {
-                    format!("{n}× {}", gpus[i].name)
-                } else {
-                    gpus[i].name.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" + ")
+        option_card_names(gpus, o).into_owned()
     } else if o.count > 1 {
         format!("{}× {}", o.count, g.name)
     } else {
