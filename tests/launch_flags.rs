@@ -304,3 +304,29 @@ fn a_dense_model_prints_no_n_cpu_moe() {
     ]);
     assert!(!f.contains("--n-cpu-moe"), "{f}");
 }
+
+/// `fit` advises one kind of card: a rig (which `plan` takes) gets a clear word and the
+/// command that judges it, in both languages, never "unknown gpu".
+#[test]
+fn fit_names_the_command_for_a_rig() {
+    for (lang, says) in [
+        ("en", "plan --gpu \"rtx-4090,rtx-3090\""),
+        ("zh", "混合显卡的组合请用"),
+    ] {
+        let out = common::vramfit()
+            .args([
+                "--lang",
+                lang,
+                "fit",
+                "-m",
+                "llama-3.3-70b",
+                "--gpu",
+                "rtx-4090,rtx-3090",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says) && !err.contains("unknown gpu"), "{err}");
+    }
+}

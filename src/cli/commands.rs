@@ -281,6 +281,14 @@ fn run_fit(
         writeln!(err, "{}", i18n::error(&format!("warning: {w}"))).map_err(io_error)?;
     }
     let gpu = match &args.gpu {
+        // A rig of mixed cards: its cards are real ids, but the advice is for one kind.
+        Some(id) if id.contains([',', '+']) => {
+            resolve_rig(catalog, id)?;
+            return Err(CliError(format!(
+                "fit advises one kind of card (--gpu ID --cards N); a rig of mixed cards is judged by `vramfit plan --gpu \"{}\"`",
+                crate::text::clean_prefix(id, 60)
+            )));
+        }
         Some(id) => resolve_gpu(catalog, id)?,
         None => {
             // No card named: the plan's own pick (or what comes closest), said on stderr.
