@@ -478,3 +478,13 @@ fn a_command_that_is_no_launch_command_is_a_clear_error() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// vLLM reads `32k` as thousands and `32K` as 1,024s; so does `--cmd`.
+#[test]
+fn lengths_read_as_vllm_reads_them() {
+    for (len, context) in [("32k", "32000"), ("32K", "32768"), ("8192", "8192")] {
+        let l = launch::read(&format!("vllm serve m --max-model-len {len}")).unwrap();
+        let at = l.flags.iter().position(|f| f == "--context").unwrap();
+        assert_eq!(l.flags[at + 1], context, "{len}");
+    }
+}

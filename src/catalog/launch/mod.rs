@@ -248,11 +248,12 @@ impl Reader {
     /// A number a flag must carry, or a clear refusal.
     fn number(a: &Arg, program: &str) -> Result<f64, String> {
         let v = a.value.as_deref().unwrap_or("");
-        // vLLM takes `32k` and `1m` for lengths.
-        let (digits, scale) = match v.to_ascii_lowercase().strip_suffix('k') {
-            Some(d) => (d.to_string(), 1000.0),
-            None => (v.to_string(), 1.0),
-        };
+        // vLLM reads lengths as `32k` (thousands) or `32K` (1,024s), `1m` / `1M` alike.
+        let scales = [('k', 1e3), ('K', 1024.0), ('m', 1e6), ('M', 1_048_576.0)];
+        let (digits, scale) = scales
+            .iter()
+            .find_map(|(c, s)| v.strip_suffix(*c).map(|d| (d.to_string(), *s)))
+            .unwrap_or((v.to_string(), 1.0));
         digits.parse::<f64>().map(|n| n * scale).map_err(|_| {
             format!(
                 "--cmd: {program}'s {} needs a number, got '{}'",
