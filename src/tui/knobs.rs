@@ -320,6 +320,14 @@ impl Knob {
             }
             Knob::ActivationOffload => sc.activation_offload = !sc.activation_offload,
             Knob::Compile => sc.compile = !sc.compile,
+            // llama.cpp's block-quantized cache needs flash attention: the row stays on.
+            Knob::FlashAttention
+                if sc.framework.is_ggml()
+                    && sc.flash_attention
+                    && matches!(
+                        sc.kv,
+                        crate::engine::KvPrecision::Q8_0 | crate::engine::KvPrecision::Q4_0
+                    ) => {}
             Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
             Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
             Knob::OptimizerInBackward => sc.optimizer_in_backward = !sc.optimizer_in_backward,
