@@ -13,7 +13,12 @@ fn main() -> ExitCode {
     let command = vramfit::cli::generate::command(lang);
     // `plan --cmd '…'`: the launch command's flags, spliced in before clap reads them.
     let args = match vramfit::cli::launch_args::expand(std::env::args_os().collect()) {
-        Ok(args) => args,
+        Ok((args, notes)) => {
+            for n in notes {
+                eprintln!("{n}");
+            }
+            args
+        }
         Err(e) => {
             let message = format!("error: {}", vramfit::text::clean(&e.to_string()));
             eprintln!("{}", vramfit::present::i18n::error(&message));

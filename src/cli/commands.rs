@@ -132,9 +132,6 @@ fn run_plan(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    if let Some(cmd) = &args.cmd {
-        super::launch_args::notes(cmd, err)?;
-    }
     let io = io_error;
     if let Some(p) = &args.provider {
         check_provider(catalog, p)?;
@@ -267,9 +264,6 @@ fn run_fit(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    if let Some(cmd) = &args.cmd {
-        super::launch_args::notes(cmd, err)?;
-    }
     use crate::engine::verdict::advise::advise;
     use crate::engine::verdict::changes::Target;
     if let Some(p) = &args.provider {

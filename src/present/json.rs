@@ -152,7 +152,7 @@ pub struct CardBatchJson {
 #[derive(Serialize)]
 pub struct OptionJson<'a> {
     /// The card's id, or a rig's in `--gpu`'s rig syntax (`rtx-4090 + 2x rtx-3090`).
-    pub gpu: std::borrow::Cow<'static, str>,
+    pub gpu: String,
     pub name: std::borrow::Cow<'a, str>,
     pub count: u32,
     pub verdict: &'static str,
@@ -280,24 +280,24 @@ pub struct PlanJson<'a> {
     pub decode_bytes_per_token: Option<crate::engine::memory::breakdown::UnsignedBytes>,
     pub notes: &'a [String],
     /// The first fitting option under the chosen rank (`--sort`); null when nothing fits.
-    pub cheapest: Option<CheapestJson<'a>>,
+    pub cheapest: Option<CheapestJson>,
     /// The cheapest option that meets the target, replicas counted; null without a target
     /// or when none does.
-    pub cheapest_meeting_target: Option<MeetingJson<'a>>,
+    pub cheapest_meeting_target: Option<MeetingJson>,
     pub options: Vec<OptionJson<'a>>,
 }
 
 #[derive(Serialize)]
-pub struct CheapestJson<'a> {
-    pub gpu: std::borrow::Cow<'a, str>,
+pub struct CheapestJson {
+    pub gpu: String,
     pub count: u32,
     pub price_usd_month: Option<f64>,
     pub rent_cost_usd: Option<f64>,
 }
 
 #[derive(Serialize)]
-pub struct MeetingJson<'a> {
-    pub gpu: std::borrow::Cow<'a, str>,
+pub struct MeetingJson {
+    pub gpu: String,
     pub count: u32,
     pub replicas: u32,
     /// Replicas × the option's monthly price.

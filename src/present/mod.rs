@@ -22,44 +22,42 @@ use crate::engine::hardware::offers::{OfferKind, Rates};
 use crate::engine::workload::scenario::TightRule;
 use crate::engine::{FitOption, Gpu};
 
-/// An option's card id as `--gpu` takes it: the card's id, or a rig of mixed cards in the
-/// rig syntax (`rtx-4090 + 2x rtx-3090`), so that the JSON never names a rig as one kind.
-pub fn option_gpu_id(gpus: &[Gpu], o: &FitOption) -> std::borrow::Cow<'static, str> {
-    if o.rig.is_empty() {
-        return std::borrow::Cow::Owned(gpus[o.gpu].id.clone());
-    }
+/// A rig's cards joined: each by `name`, a count before it as `2{times} ` ("2x rtx-3090",
+/// "2× GeForce RTX 3090").
+fn rig_text(gpus: &[Gpu], o: &FitOption, name: fn(&Gpu) -> &str, times: &str) -> String {
     let parts: Vec<String> = o
         .rig
         .iter()
         .map(|&(i, n)| {
+            let g = name(&gpus[i]);
             if n > 1 {
-                format!("{n}x {}", gpus[i].id)
+                format!("{n}{times} {g}")
             } else {
-                gpus[i].id.clone()
+                g.to_string()
             }
         })
         .collect();
-    std::borrow::Cow::Owned(parts.join(" + "))
+    parts.join(" + ")
+}
+
+/// An option's card id as `--gpu` takes it: the card's id, or a rig of mixed cards in the
+/// rig syntax (`rtx-4090 + 2x rtx-3090`), so that the JSON never names a rig as one kind.
+pub fn option_gpu_id(gpus: &[Gpu], o: &FitOption) -> String {
+    if o.rig.is_empty() {
+        gpus[o.gpu].id.clone()
+    } else {
+        rig_text(gpus, o, |g| &g.id, "x")
+    }
 }
 
 /// An option's card by name, a rig's cards joined ("GeForce RTX 4090 + 2× GeForce RTX 3090"):
 /// what the JSON's `name` says.
 pub fn option_card_names<'a>(gpus: &'a [Gpu], o: &FitOption) -> std::borrow::Cow<'a, str> {
     if o.rig.is_empty() {
-        return std::borrow::Cow::Borrowed(&gpus[o.gpu].name);
+        std::borrow::Cow::Borrowed(&gpus[o.gpu].name)
+    } else {
+        std::borrow::Cow::Owned(rig_text(gpus, o, |g| &g.name, "×"))
     }
-    let parts: Vec<String> = o
-        .rig
-        .iter()
-        .map(|&(i, n)| {
-            if n > 1 {
-                format!("{n}× {}", gpus[i].name)
-            } else {
-                gpus[i].name.clone()
-            }
-        })
-        .collect();
-    std::borrow::Cow::Owned(parts.join(" + "))
 }
 
 /// "2× A40" / "A40".

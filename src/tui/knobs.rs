@@ -322,12 +322,7 @@ impl Knob {
             Knob::Compile => sc.compile = !sc.compile,
             // llama.cpp's block-quantized cache needs flash attention: the row stays on.
             Knob::FlashAttention
-                if sc.framework.is_ggml()
-                    && sc.flash_attention
-                    && matches!(
-                        sc.kv,
-                        crate::engine::KvPrecision::Q8_0 | crate::engine::KvPrecision::Q4_0
-                    ) => {}
+                if sc.framework.is_ggml() && sc.flash_attention && sc.kv.is_block_quantized() => {}
             Knob::FlashAttention => sc.flash_attention = !sc.flash_attention,
             Knob::FusedCe => sc.fused_ce = !sc.fused_ce,
             Knob::OptimizerInBackward => sc.optimizer_in_backward = !sc.optimizer_in_backward,
@@ -400,35 +395,10 @@ impl Knob {
 
 /// The planner's knobs as `plan` sets them with the user's values as flags
 /// (`settle::settle`, the function the CLI uses). One difference: a weight format the
-/// user chose that the method cannot use (BF16 under QLoRA) waits, and the method's default
-/// stands in until a method that takes it comes back.
+/// user chose that the method cannot use (BF16 under QLoRA), or that the runtime cannot run,
+/// waits, and the default stands in until a method or runtime that takes it comes back.
 pub fn settle(sc: &mut Scenario, user: &UserSet) {
     let mut usable = user.clone();
-    // A KV format the runtime lacks (q8_0 chosen under llama.cpp, then vLLM) waits too.
-    if let Some(chosen @ Setting::Kv(kv)) = user.get(Setting::Kv(sc.kv))
-        && !sc.framework.has_kv(kv)
-    {
-        usable.unset(chosen);
-    }
-    // Flash attention turned off waits while llama.cpp's cache is block-quantized (it
-    // quantizes the V cache only with flash attention): the cache, chosen, brings it on.
-    if let Some(chosen @ Setting::FlashAttention(false)) = user.get(Setting::FlashAttention(false))
-        && sc.framework.is_ggml()
-        && matches!(
-            usable.get(Setting::Kv(sc.kv)),
-            Some(Setting::Kv(
-                crate::engine::KvPrecision::Q8_0 | crate::engine::KvPrecision::Q4_0
-            ))
-        )
-    {
-        usable.unset(chosen);
-    }
-    // So does a split the runtime cannot make (a tensor split, then Ollama).
-    if let Some(chosen @ Setting::Split(split)) = user.get(Setting::Split(sc.split))
-        && !sc.framework.has_split(split)
-    {
-        usable.unset(chosen);
-    }
     if let Some(chosen) = user.get(Setting::Weights(sc.weights)) {
         let mut trial = sc.clone();
         chosen.apply(&mut trial);
@@ -436,7 +406,27 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
             usable.unset(chosen);
         }
     }
-    crate::engine::runtimes::settle::settle(sc, &usable);
+    // So does any choice the runtime cannot run (`Scenario::check_runtime`, the CLI's refusal):
+    // a KV format it lacks (q8_0, then vLLM), a split it cannot make (tensor, then Ollama),
+    // flash attention off under llama.cpp's block-quantized cache. Each refusal names its
+    // flag; the user's value for that flag waits, and the default stands in.
+    let settled = sc.clone();
+    for _ in 0..Setting::all_of(sc).len() {
+        *sc = settled.clone();
+        crate::engine::runtimes::settle::settle(sc, &usable);
+        let Err(refused) = sc.check_runtime() else {
+            return;
+        };
+        let Some(chosen) = usable
+            .settings()
+            .iter()
+            .copied()
+            .find(|s| s.flag() == refused.flag)
+        else {
+            return;
+        };
+        usable.unset(chosen);
+    }
 }
 
 #[cfg(test)]

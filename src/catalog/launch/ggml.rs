@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{Reader, args_of, quant_in};
+use super::{Reader, args_of};
+use crate::engine::basics::choice::Choice;
 
 impl Reader {
     pub(super) fn llama_cpp(&mut self, args: &[String]) -> Result<(), String> {
@@ -41,14 +42,7 @@ impl Reader {
                 "-hf" | "-hfr" | "--hf-repo" => {
                     // `org/repo-GGUF:Q4_K_M`: the quant after the colon.
                     let (repo, quant) = v.split_once(':').unwrap_or((&v, ""));
-                    if let Some((weights, nearest)) = quant_in(quant) {
-                        self.set("weights", weights);
-                        if nearest {
-                            self.note(format!(
-                                "{quant}: planned at the nearest format vramfit has, {weights}"
-                            ));
-                        }
-                    } else if quant.is_empty() {
+                    if !self.gguf_weights(quant) && quant.is_empty() {
                         self.note(format!(
                             "-hf {repo}: no quantization tag; planned at the model's published format"
                         ));
@@ -143,31 +137,27 @@ impl Reader {
             (k, v) => {
                 let k = k.unwrap_or("f16");
                 let v = v.unwrap_or("f16");
-                let kv = |t: &str| match t {
-                    "f16" => Some("fp16"),
-                    "bf16" => Some("bf16"),
-                    "q8_0" => Some("q8_0"),
-                    "q4_0" => Some("q4_0"),
-                    _ => None,
-                };
-                match (kv(k), kv(v)) {
+                use crate::engine::KvPrecision;
+                match (
+                    KvPrecision::from_llama_cpp_type(k),
+                    KvPrecision::from_llama_cpp_type(v),
+                ) {
                     (Some(a), Some(b)) if a == b => {
-                        if a != "fp16" {
-                            self.set("kv", a);
+                        if a != KvPrecision::Fp16 {
+                            self.set("kv", a.id());
                         }
                     }
                     (Some(a), Some(b)) => {
                         // One format for both: the wider one, so the plan never undercounts.
-                        let wider = if a == "fp16" || b == "fp16" {
-                            "fp16"
-                        } else if a == "q8_0" || b == "q8_0" {
-                            "q8_0"
-                        } else {
+                        let wider = if a.bytes_per_element() >= b.bytes_per_element() {
                             a
+                        } else {
+                            b
                         };
-                        self.set("kv", wider);
+                        self.set("kv", wider.id());
                         self.note(format!(
-                            "-ctk {k} -ctv {v}: vramfit plans one format for both, {wider}"
+                            "-ctk {k} -ctv {v}: vramfit plans one format for both, {}",
+                            wider.id()
                         ));
                     }
                     _ => {
@@ -193,16 +183,11 @@ impl Reader {
             match a.flag {
                 "" if !model => {
                     // `llama3.1:8b-instruct-q4_K_M`: the tag's quant, else the library's Q4_K_M.
-                    let quant = v.split_once(':').and_then(|(_, tag)| quant_in(tag));
-                    let (weights, nearest) = quant.unwrap_or(("q4_k_m", false));
-                    self.set("weights", weights);
-                    if quant.is_none() {
+                    let tag = v.split_once(':').map_or("", |(_, tag)| tag);
+                    if !self.gguf_weights(tag) {
+                        self.set("weights", "q4_k_m");
                         self.note(format!(
                             "{v}: no quantization in the tag; planned at Ollama's usual Q4_K_M"
-                        ));
-                    } else if nearest {
-                        self.note(format!(
-                            "{v}: planned at the nearest format vramfit has, {weights}"
                         ));
                     }
                     self.set("model", v.replace(':', "-"));

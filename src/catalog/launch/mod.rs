@@ -263,6 +263,21 @@ impl Reader {
         })
     }
 
+    /// `--weights` for the GGUF type `named_in` names (a file, a tag), with a note where it
+    /// is the nearest vramfit has; whether it named one.
+    fn gguf_weights(&mut self, named_in: &str) -> bool {
+        let Some((weights, nearest)) = quant_in(named_in) else {
+            return false;
+        };
+        self.set("weights", weights);
+        if nearest {
+            self.note(format!(
+                "{named_in}: planned at the nearest format vramfit has, {weights}"
+            ));
+        }
+        true
+    }
+
     fn model(&mut self, reference: &str, gguf_quant: bool) {
         let path = Path::new(reference);
         if path.exists() {
@@ -275,13 +290,8 @@ impl Reader {
             .iter()
             .find_map(|x| stem.strip_suffix(x))
             .unwrap_or(stem);
-        if gguf_quant && let Some((weights, nearest)) = quant_in(stem) {
-            self.set("weights", weights);
-            if nearest {
-                self.note(format!(
-                    "{stem}: planned at the nearest format vramfit has, {weights}"
-                ));
-            }
+        if gguf_quant {
+            self.gguf_weights(stem);
         }
         // A quantized checkpoint names its format (`…-FP8`, `…-AWQ-INT4`, `…-bnb-4bit`); a
         // `--quantization` flag after it wins.

@@ -193,6 +193,32 @@ impl KvPrecision {
             Self::Q4_0 => 4.5 / 8.0,
         }
     }
+
+    /// llama.cpp's block formats (`q8_0`, `q4_0`): only llama.cpp and Ollama have them, and
+    /// llama.cpp quantizes the V cache this way only with flash attention.
+    pub fn is_block_quantized(self) -> bool {
+        matches!(self, Self::Q8_0 | Self::Q4_0)
+    }
+
+    /// llama.cpp's name for the cache type (`-ctk`/`-ctv`, `OLLAMA_KV_CACHE_TYPE`); `None` for
+    /// FP8, which it has no cache type for.
+    pub fn llama_cpp_type(self) -> Option<&'static str> {
+        match self {
+            Self::Fp16 => Some("f16"),
+            Self::Bf16 => Some("bf16"),
+            Self::Fp8 => None,
+            Self::Q8_0 => Some("q8_0"),
+            Self::Q4_0 => Some("q4_0"),
+        }
+    }
+
+    /// The cache a llama.cpp type name is (the inverse of [`KvPrecision::llama_cpp_type`]).
+    pub fn from_llama_cpp_type(name: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|k| k.llama_cpp_type() == Some(name))
+    }
 }
 
 impl Choice for KvPrecision {

@@ -9,12 +9,7 @@ use crate::engine::workload::scenario::{Scenario, Split};
 /// llama.cpp's cache type for a KV format (`-ctk`/`-ctv`): `None` for its default, f16 (and
 /// for FP8, which it has no cache type for: the judge refuses that plan).
 fn llama_cpp_cache_type(kv: KvPrecision) -> Option<&'static str> {
-    match kv {
-        KvPrecision::Fp16 | KvPrecision::Fp8 => None,
-        KvPrecision::Bf16 => Some("bf16"),
-        KvPrecision::Q8_0 => Some("q8_0"),
-        KvPrecision::Q4_0 => Some("q4_0"),
-    }
+    kv.llama_cpp_type().filter(|t| *t != "f16")
 }
 
 /// Ollama's server environment for the plan, to put before `ollama serve` (or `ollama run`):

@@ -2,7 +2,6 @@
 //! then what the user set (`UserSet`). The CLI's flags and the planner's turned rows both
 //! go through [`settle`], so a key sequence and the equivalent flags agree.
 
-use crate::engine::model::precision::KvPrecision;
 use crate::engine::runtimes::presets::Setting;
 use crate::engine::workload::scenario::Scenario;
 
@@ -125,9 +124,7 @@ pub fn settle(sc: &mut Scenario, user: &UserSet) {
     // llama.cpp quantizes the V cache only with flash attention (it refuses `-ctv q8_0`
     // without it; Ollama falls back to f16): a block-quantized cache brings flash attention
     // on, unless the user turned it off, which `Scenario::validate` then refuses.
-    if framework.is_ggml()
-        && matches!(sc.kv, KvPrecision::Q8_0 | KvPrecision::Q4_0)
-        && user.get(Setting::FlashAttention(false)).is_none()
+    if framework.is_ggml() && sc.kv.is_block_quantized() && user.get(Setting::FlashAttention(false)).is_none()
     {
         sc.flash_attention = true;
     }

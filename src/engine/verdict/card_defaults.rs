@@ -138,15 +138,18 @@ pub fn with_card_layout(sc: &Scenario, gpu: &Gpu) -> Scenario {
 /// Whether what a card holds can follow the card under `sc` although its batch values do
 /// not: vLLM repacks an MXFP4 checkpoint's experts for the card's kernel.
 pub fn layout_follows_card(sc: &Scenario) -> bool {
-    sc.card_context_default
-        || sc.framework == Framework::Vllm && sc.weights == WeightPrecision::Mxfp4 && sc.version().is_some()
+    sc.card_context_default || mxfp4_follows_card(sc)
+}
+
+/// vLLM alone repacks MXFP4 experts for the card's kernel: a card that picks another
+/// runtime's context (llama.cpp's --fit, Ollama's num_ctx) must not pick vLLM's layout.
+fn mxfp4_follows_card(sc: &Scenario) -> bool {
+    sc.framework == Framework::Vllm && sc.weights == WeightPrecision::Mxfp4 && sc.version().is_some()
 }
 
 /// The MXFP4 kernel `gpu` runs under `sc` where it differs from `sc`'s.
 fn mxfp4_on_card(sc: &Scenario, gpu: &Gpu) -> Option<crate::engine::workload::choices::Mxfp4Moe> {
-    // vLLM's kernels alone repack MXFP4 experts: a card that picks another runtime's context
-    // (llama.cpp's --fit, Ollama's num_ctx) must not pick vLLM's layout with it.
-    if !(sc.framework == Framework::Vllm && sc.weights == WeightPrecision::Mxfp4 && sc.version().is_some()) {
+    if !mxfp4_follows_card(sc) {
         return None;
     }
     let kernel = crate::engine::runtimes::mxfp4::vllm_kernel(sc.version()?, gpu);

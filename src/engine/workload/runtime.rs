@@ -117,7 +117,7 @@ impl Framework {
     /// generic rules and the trainers take any.
     pub fn has_kv(self, kv: KvPrecision) -> bool {
         match self {
-            Framework::Vllm | Framework::Sglang => !matches!(kv, KvPrecision::Q8_0 | KvPrecision::Q4_0),
+            Framework::Vllm | Framework::Sglang => !kv.is_block_quantized(),
             Framework::LlamaCpp => kv != KvPrecision::Fp8,
             Framework::Ollama => matches!(kv, KvPrecision::Fp16 | KvPrecision::Q8_0 | KvPrecision::Q4_0),
             _ => true,

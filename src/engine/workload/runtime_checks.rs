@@ -19,10 +19,7 @@ impl Scenario {
                 ),
             });
         }
-        if self.framework.is_ggml()
-            && matches!(self.kv, KvPrecision::Q8_0 | KvPrecision::Q4_0)
-            && !self.flash_attention
-        {
+        if self.framework.is_ggml() && self.kv.is_block_quantized() && !self.flash_attention {
             return Err(KnobError {
                 flag: "flash-attention",
                 message: format!(
