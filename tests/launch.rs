@@ -488,3 +488,42 @@ fn lengths_read_as_vllm_reads_them() {
         assert_eq!(l.flags[at + 1], context, "{len}");
     }
 }
+
+/// Published names nobody listed above find their catalog models: a GGUF file with a release
+/// version the catalog's id leaves out, an AWQ repository, an Ollama QAT tag.
+#[test]
+fn published_names_find_their_catalog_models() {
+    for (cmd, gpu, model, weights) in [
+        (
+            "llama-server -m mixtral-8x7b-instruct-v0.1.Q5_K_M.gguf -c 16384 -ngl 20 -ts 1,1",
+            "rtx-3090",
+            "mixtral-8x7b",
+            "q5_k_m",
+        ),
+        (
+            "vllm serve Qwen/Qwen2.5-32B-Instruct-AWQ --quantization awq_marlin --max-model-len 16384 -tp 2",
+            "rtx-4090",
+            "qwen2.5-32b",
+            "int4",
+        ),
+        (
+            "OLLAMA_NUM_PARALLEL=2 OLLAMA_KV_CACHE_TYPE=q8_0 ollama run gemma3:12b-it-qat",
+            "rtx-4070",
+            "gemma-3-12b",
+            "q4_k_m",
+        ),
+    ] {
+        let out = vramfit()
+            .args(["plan", "--cmd", cmd, "--gpu", gpu, "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(plan["model"]["id"], model, "{cmd}");
+        assert_eq!(plan["scenario"]["weights"], weights, "{cmd}");
+    }
+}

@@ -66,6 +66,7 @@ fn is_decoration(word: &str) -> bool {
         word,
         "instruct"
             | "it"
+            | "qat"
             | "chat"
             | "hf"
             | "gguf"
@@ -98,6 +99,16 @@ fn is_quant(word: &str) -> bool {
 /// A name reduced to what identifies the shape: lower case, decorations dropped, letters and
 /// digits only (`Meta-Llama-3.1-8B-Instruct-Q4_K_M` and `llama-3.1-8b` are both `llama318b`).
 fn shape_key(name: &str) -> String {
+    shape_key_of(name, false)
+}
+
+/// [`shape_key`] without a release's version (`-v0.1`, `-v0.3`): a second look, for a file
+/// named with a version the catalog's id leaves out (`mixtral-8x7b-instruct-v0.1.Q5_K_M`).
+fn unversioned_key(name: &str) -> String {
+    shape_key_of(name, true)
+}
+
+fn shape_key_of(name: &str, drop_version: bool) -> String {
     let lower = name.to_ascii_lowercase();
     let last = lower.rsplit('/').next().unwrap_or(&lower);
     let last = [".gguf", ".bin"]
@@ -111,8 +122,15 @@ fn shape_key(name: &str) -> String {
         }
         _ => last,
     };
+    let mut in_version = false;
     last.split(['-', '.', ':', ' '])
-        .filter(|w| !w.is_empty() && !is_decoration(w))
+        .filter(|w| {
+            // `v0` and the numbers after it (`v0.1` splits into `v0`, `1`).
+            let digits = !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
+            let version = w.len() > 1 && w.starts_with('v') && w[1..].chars().all(|c| c.is_ascii_digit());
+            in_version = drop_version && (version || in_version && digits);
+            !w.is_empty() && !is_decoration(w) && !in_version
+        })
         .flat_map(|w| w.chars().filter(char::is_ascii_alphanumeric))
         .collect()
 }
@@ -128,20 +146,26 @@ pub fn published_match<'a>(catalog: &'a Catalog, wanted: &str) -> Option<&'a Mod
     }) {
         return Some(m);
     }
-    let key = shape_key(wanted);
+    the_one(catalog, &shape_key(wanted), shape_key)
+        .or_else(|| the_one(catalog, &unversioned_key(wanted), unversioned_key))
+}
+
+/// The catalog model whose id, name or repo reduces to `key` under `reduce`: the only one, or
+/// among several (a base and its instruct release) the one whose own id does.
+fn the_one<'a>(catalog: &'a Catalog, key: &str, reduce: fn(&str) -> String) -> Option<&'a Model> {
     if key.len() < 3 {
         return None;
     }
     let mut found = catalog.models.iter().filter(|m| {
-        shape_key(&m.id) == key
-            || shape_key(&m.name) == key
-            || m.hf_repo.as_deref().is_some_and(|r| shape_key(r) == key)
+        reduce(&m.id) == key
+            || reduce(&m.name) == key
+            || m.hf_repo.as_deref().is_some_and(|r| reduce(r) == key)
     });
     let first = found.next()?;
     // Several models of one shape key (a base and its instruct release): the one whose own
     // id reduces to it, the catalog's first.
     match found.next() {
         None => Some(first),
-        Some(_) => catalog.models.iter().find(|m| shape_key(&m.id) == key),
+        Some(_) => catalog.models.iter().find(|m| reduce(&m.id) == key),
     }
 }
